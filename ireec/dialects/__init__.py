@@ -1,0 +1,1 @@
+"""Dialects: one module per MLIR dialect, each registering its ops' syntax and traits."""

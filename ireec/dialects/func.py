@@ -1,0 +1,163 @@
+"""func dialect: ``func.func``, ``func.return``, ``func.call``.
+
+Syntax source: https://mlir.llvm.org/docs/Dialects/Func/
+"""
+from ..ir import types as T
+from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ..ir.core import Operation
+from ..ir.diagnostics import CompileError
+from .registry import register
+
+
+def _parse_func(p, name, loc):
+    op = Operation("func.func", loc=loc)
+    for vis in ("private", "public", "nested"):
+        if p.try_keyword(vis):
+            op.attributes["sym_visibility"] = StringAttr(vis)
+            break
+    op.attributes["sym_name"] = StringAttr(p.parse_symbol_name())
+    p.expect("(", "to start the argument list")
+    args, arg_types, arg_attrs = [], [], []
+    if not p.try_punct(")"):
+        while True:
+            if p.peek("%"):
+                ref = p.parse_operand()
+                p.expect(":")
+                t = p.parse_type()
+                args.append((ref, t))
+            else:
+                t = p.parse_type()
+            arg_types.append(t)
+            arg_attrs.append(p.parse_optional_attr_dict())
+            p.parse_optional_location()
+            if not p.try_punct(","):
+                break
+        p.expect(")", "to close the argument list")
+    results, res_attrs = [], []
+    if p.try_punct("->"):
+        if p.peek("(") and not p._looks_like_function_type():
+            p.expect("(")
+            if not p.try_punct(")"):
+                while True:
+                    results.append(p.parse_type())
+                    res_attrs.append(p.parse_optional_attr_dict())
+                    if not p.try_punct(","):
+                        break
+                p.expect(")")
+        else:
+            results.append(p.parse_type())
+            res_attrs.append({})
+    op.attributes["function_type"] = TypeAttr(T.FunctionType(tuple(arg_types), tuple(results)))
+    op.attributes.update(p.parse_optional_attr_dict_with_keyword())
+    if any(arg_attrs):
+        op.attributes["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items())) for d in arg_attrs))
+    if any(res_attrs):
+        op.attributes["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items())) for d in res_attrs))
+    if p.peek("{"):
+        if len(args) != len(arg_types):
+            raise CompileError("a function with a body needs named arguments (%name: type)", loc)
+        p.default_dialects.append("func")
+        try:
+            op.add_region(p.parse_region(entry_args=args, isolated=True))
+        finally:
+            p.default_dialects.pop()
+    else:
+        from ..ir.core import Region
+
+        op.add_region(Region())
+    return op
+
+
+def func_type(op) -> T.FunctionType:
+    return op.attributes["function_type"].value
+
+
+def func_name(op) -> str:
+    return op.attributes["sym_name"].value
+
+
+def is_declaration(op) -> bool:
+    return not op.regions or not op.regions[0].blocks
+
+
+def _print_func(pr, op):
+    vis = op.attributes.get("sym_visibility")
+    if vis is not None:
+        pr.write(f" {vis.value}")
+    pr.write(" ")
+    pr.print_symbol(func_name(op))
+    ft = func_type(op)
+    arg_attrs = op.attributes.get("arg_attrs")
+    res_attrs = op.attributes.get("res_attrs")
+    decl = is_declaration(op)
+    if not decl:
+        pr.name_block_args(op.body)
+    parts = []
+    for i, t in enumerate(ft.inputs):
+        s = f"{pr.names[op.body.args[i]]}: {t}" if not decl else str(t)
+        if arg_attrs is not None and len(arg_attrs[i].value):
+            s += " " + str(arg_attrs[i])
+        parts.append(s)
+    pr.write("(" + ", ".join(parts) + ")")
+    if ft.results:
+        rs = []
+        for i, t in enumerate(ft.results):
+            s = str(t)
+            if res_attrs is not None and len(res_attrs[i].value):
+                s += " " + str(res_attrs[i])
+            rs.append(s)
+        if len(rs) == 1 and res_attrs is None and not isinstance(ft.results[0], T.FunctionType):
+            pr.write(" -> " + rs[0])
+        else:
+            pr.write(" -> (" + ", ".join(rs) + ")")
+    pr.print_attr_dict(op.attributes, elided=("sym_name", "function_type", "sym_visibility",
+                                              "arg_attrs", "res_attrs"), keyword=True)
+    if not decl:
+        pr.write(" ")
+        pr.print_region(op.regions[0], print_entry_block_args=False)
+
+
+def _parse_return(p, name, loc):
+    refs = p.parse_operand_list()
+    types = p.parse_colon_type_list() if refs else []
+    return Operation(name, p.resolve_list(refs, types), loc=loc)
+
+
+def _print_return(pr, op):
+    if op.operands:
+        pr.write(" ")
+        pr.print_operands(op.operands)
+        pr.write(" : ")
+        pr.print_types(v.type for v in op.operands)
+
+
+def _parse_call(p, name, loc):
+    callee = p.parse_symbol_ref()
+    refs = p.parse_operand_list("()")
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    ft = p.parse_type()
+    if not isinstance(ft, T.FunctionType):
+        raise CompileError("expected function type after ':' in call", loc)
+    attrs["callee"] = callee
+    return Operation(name, p.resolve_list(refs, ft.inputs), ft.results, attrs, loc=loc)
+
+
+def _print_call(pr, op):
+    pr.write(" ")
+    pr.print_attr(op.attributes["callee"])
+    pr.write("(")
+    pr.print_operands(op.operands)
+    pr.write(")")
+    pr.print_attr_dict(op.attributes, elided=("callee",))
+    pr.write(" : " + str(T.FunctionType(tuple(v.type for v in op.operands), tuple(op.result_types))))
+
+
+def callee_name(op) -> str:
+    c = op.attributes["callee"]
+    return c.root if isinstance(c, SymbolRefAttr) else str(c)
+
+
+register("func.func", _parse_func, _print_func, traits=("isolated",))
+register("func.return", _parse_return, _print_return, traits=("terminator",))
+register("func.call", _parse_call, _print_call)

@@ -1,0 +1,1193 @@
+"""MLIR text → IR: a recursive-descent parser over the source string.
+
+Reads the generic form of any op and, through the op registry, the pretty (custom)
+form of registered ops. Grammar source: https://mlir.llvm.org/docs/LangRef/
+Handles type and attribute aliases, ``loc(...)`` (kept as text), the
+``{-# dialect_resources #-}`` section, and forward references to values and blocks.
+Errors raise :class:`CompileError` at the offending ``file:line:col``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..dialects.registry import has_trait, load_all_dialects, op_def
+from ..ir import types as T
+from ..ir.affine import AffineBinary, AffineConst, AffineDim, AffineMap, AffineSymbol
+from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, BoolAttr, DenseArrayAttr,
+                             DenseElementsAttr, DenseResourceAttr, DictAttr, FloatAttr,
+                             IntegerAttr, LocationAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
+                             TypeAttr, UnitAttr, float_from_bits)
+from ..ir.core import Block, Operation, Region, Value, make_module
+from ..ir.diagnostics import CompileError, Location, register_source
+
+_WS = re.compile(r"(?:\s+|//[^\n]*)*")
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
+_OPNAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+_SUFFIX = re.compile(r"[A-Za-z0-9_$.\-]+")
+_INT = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+)")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|-?[0-9]+[eE][-+]?[0-9]+")
+_DIM = re.compile(r"(\?|[0-9]+)x")
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "f8E4M3FN", "f8E5M2",
+                "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E4M3", "f8E3M4", "f8E8M0FNU",
+                "f4E2M1FN", "f6E2M3FN", "f6E3M2FN")
+_INT_TYPE = re.compile(r"(s|u)?i([0-9]+)$")
+
+
+class _Placeholder(Value):
+    """A forward-referenced value, replaced when its definition is parsed."""
+
+    __slots__ = ("ref_loc",)
+
+
+class Parser:
+    """Parses one MLIR source text. Custom op parsers use the ``parse_*``/``try_*`` API."""
+
+    def __init__(self, text: str, filename: str = "<input>"):
+        load_all_dialects()
+        self.text = text
+        self.filename = filename
+        self.pos = 0
+        self.type_aliases: Dict[str, T.Type] = {}
+        self.attr_aliases: Dict[str, Attribute] = {}
+        self.resources: Dict[str, bytes] = {}
+        self.scopes: List[Dict[str, Value]] = [{}]
+        self.forward: Dict[str, _Placeholder] = {}
+        self.block_scopes: List[Dict[str, Block]] = []
+        self.default_dialects: List[str] = []
+        self._line_starts = None
+        register_source(filename, text)
+
+    # ------------------------------------------------------------------ lexing
+    def loc_at(self, pos: int) -> Location:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        import bisect
+
+        i = bisect.bisect_right(self._line_starts, pos) - 1
+        return Location(self.filename, i + 1, pos - self._line_starts[i] + 1)
+
+    def loc(self) -> Location:
+        self.skip_ws()
+        return self.loc_at(self.pos)
+
+    def error(self, msg: str, loc: Optional[Location] = None) -> CompileError:
+        return CompileError(msg, loc or self.loc())
+
+    def skip_ws(self) -> None:
+        self.pos = _WS.match(self.text, self.pos).end()
+
+    def peek(self, s: str) -> bool:
+        self.skip_ws()
+        return self.text.startswith(s, self.pos)
+
+    def peek_char(self) -> str:
+        self.skip_ws()
+        return self.text[self.pos: self.pos + 1]
+
+    def at_end(self) -> bool:
+        self.skip_ws()
+        return self.pos >= len(self.text)
+
+    def try_punct(self, s: str) -> bool:
+        if self.peek(s):
+            if s == "-" and self.text.startswith("->", self.pos):
+                return False
+            self.pos += len(s)
+            return True
+        return False
+
+    def expect(self, s: str, context: str = "") -> None:
+        if not self.try_punct(s):
+            found = self.text[self.pos: self.pos + 12].split("\n")[0]
+            ctx = f" {context}" if context else ""
+            raise self.error(f"expected '{s}'{ctx}, found '{found}'" if found else f"expected '{s}'{ctx}, found end of file")
+
+    def peek_bare_id(self) -> Optional[str]:
+        self.skip_ws()
+        m = _BARE.match(self.text, self.pos)
+        return m.group(0) if m else None
+
+    def parse_bare_id(self, what: str = "identifier") -> str:
+        self.skip_ws()
+        m = _BARE.match(self.text, self.pos)
+        if not m:
+            raise self.error(f"expected {what}")
+        self.pos = m.end()
+        return m.group(0)
+
+    def try_keyword(self, kw: str) -> bool:
+        self.skip_ws()
+        if self.text.startswith(kw, self.pos):
+            end = self.pos + len(kw)
+            if end >= len(self.text) or not (self.text[end].isalnum() or self.text[end] in "_$."):
+                self.pos = end
+                return True
+        return False
+
+    def expect_keyword(self, kw: str) -> None:
+        if not self.try_keyword(kw):
+            raise self.error(f"expected '{kw}'")
+
+    def parse_keyword_of(self, options) -> str:
+        for o in options:
+            if self.try_keyword(o):
+                return o
+        raise self.error(f"expected one of {', '.join(options)}")
+
+    def parse_string(self) -> str:
+        self.skip_ws()
+        if not self.text.startswith('"', self.pos):
+            raise self.error("expected string literal")
+        i = self.pos + 1
+        out = []
+        t = self.text
+        while True:
+            if i >= len(t) or t[i] == "\n":
+                raise self.error("unterminated string literal", self.loc_at(self.pos))
+            c = t[i]
+            if c == '"':
+                break
+            if c == "\\":
+                n = t[i + 1]
+                if n in '"\\':
+                    out.append(n)
+                    i += 2
+                elif n == "n":
+                    out.append("\n")
+                    i += 2
+                elif n == "t":
+                    out.append("\t")
+                    i += 2
+                else:
+                    out.append(chr(int(t[i + 1: i + 3], 16)))
+                    i += 3
+                continue
+            out.append(c)
+            i += 1
+        self.pos = i + 1
+        return "".join(out)
+
+    def try_integer(self) -> Optional[int]:
+        self.skip_ws()
+        if _FLOAT.match(self.text, self.pos):
+            return None
+        m = _INT.match(self.text, self.pos)
+        if not m:
+            return None
+        self.pos = m.end()
+        return int(m.group(0), 0)
+
+    def parse_integer(self) -> int:
+        v = self.try_integer()
+        if v is None:
+            raise self.error("expected integer")
+        return v
+
+    def parse_number(self):
+        """An integer or float literal; returns (value, kind) with kind 'int'|'hex'|'float'."""
+        self.skip_ws()
+        m = _FLOAT.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+            return float(m.group(0)), "float"
+        m = _INT.match(self.text, self.pos)
+        if m:
+            self.pos = m.end()
+            s = m.group(0)
+            return int(s, 0), ("hex" if "x" in s else "int")
+        if self.try_keyword("inf"):
+            return float("inf"), "float"
+        if self.try_keyword("nan"):
+            return float("nan"), "float"
+        raise self.error("expected number")
+
+    def parse_symbol_name(self) -> str:
+        """``@name`` or ``@"quoted name"``; returns the name without '@'."""
+        self.skip_ws()
+        if not self.text.startswith("@", self.pos):
+            raise self.error("expected symbol name (@...)")
+        self.pos += 1
+        if self.text.startswith('"', self.pos):
+            return self.parse_string()
+        m = _SUFFIX.match(self.text, self.pos)
+        if not m:
+            raise self.error("expected symbol name")
+        self.pos = m.end()
+        return m.group(0)
+
+    def parse_symbol_ref(self) -> SymbolRefAttr:
+        root = self.parse_symbol_name()
+        nested = []
+        while self.peek("::@"):
+            self.pos += 2
+            nested.append(self.parse_symbol_name())
+        return SymbolRefAttr(root, tuple(nested))
+
+    def skip_balanced(self, open_ch: str, close_ch: str) -> str:
+        """Consume ``open_ch ... close_ch`` (nesting, strings aware); returns the text."""
+        self.skip_ws()
+        start = self.pos
+        if not self.text.startswith(open_ch, self.pos):
+            raise self.error(f"expected '{open_ch}'")
+        depth = 0
+        i = self.pos
+        t = self.text
+        pairs = {"(": ")", "[": "]", "{": "}", "<": ">"}
+        while i < len(t):
+            c = t[i]
+            if c == '"':
+                j = i + 1
+                while j < len(t) and t[j] != '"':
+                    j += 2 if t[j] == "\\" else 1
+                i = j + 1
+                continue
+            if c == "-" and t.startswith("->", i):
+                i += 2
+                continue
+            if c in pairs:
+                depth += 1
+            elif c in (")", "]", "}", ">"):
+                depth -= 1
+                if depth == 0:
+                    self.pos = i + 1
+                    return t[start: self.pos]
+            i += 1
+        raise self.error(f"unbalanced '{open_ch}'", self.loc_at(start))
+
+    # ------------------------------------------------------------- SSA values
+    def parse_operand(self) -> Tuple[str, Location]:
+        """An SSA use ``%name`` or ``%name#3``; resolve it later with :meth:`resolve`."""
+        loc = self.loc()
+        if not self.text.startswith("%", self.pos):
+            raise self.error("expected SSA operand")
+        m = _SUFFIX.match(self.text, self.pos + 1)
+        if not m:
+            raise self.error("expected SSA operand name")
+        name = "%" + m.group(0)
+        self.pos = m.end()
+        if self.text.startswith("#", self.pos):
+            m2 = re.compile(r"#([0-9]+)").match(self.text, self.pos)
+            if m2:
+                self.pos = m2.end()
+                name += "#" + m2.group(1)
+        return name, loc
+
+    def peek_operand(self) -> bool:
+        return self.peek("%")
+
+    def parse_operand_list(self, delim: Optional[str] = None) -> List[Tuple[str, Location]]:
+        """Comma-separated operands, optionally inside ``delim`` ('()' or '[]')."""
+        out = []
+        if delim:
+            self.expect(delim[0])
+            if self.try_punct(delim[1]):
+                return out
+        if delim or self.peek("%"):
+            out.append(self.parse_operand())
+            while self.try_punct(","):
+                out.append(self.parse_operand())
+        if delim:
+            self.expect(delim[1])
+        return out
+
+    def lookup(self, name: str) -> Optional[Value]:
+        for s in reversed(self.scopes):
+            v = s.get(name)
+            if v is not None:
+                return v
+        return None
+
+    def resolve(self, ref: Tuple[str, Location], type: T.Type) -> Value:
+        name, loc = ref
+        v = self.lookup(name)
+        if v is None:
+            v = self.forward.get(name)
+            if v is None:
+                v = _Placeholder(type)
+                v.ref_loc = loc
+                self.forward[name] = v
+            return v
+        if v.type != type:
+            raise CompileError(f"use of value '{name}' expects different type than prior uses: "
+                               f"'{type}' vs '{v.type}'", loc)
+        return v
+
+    def resolve_list(self, refs, types) -> List[Value]:
+        types = list(types)
+        if len(refs) != len(types):
+            loc = refs[0][1] if refs else self.loc()
+            raise CompileError(f"{len(refs)} operands present, but expected {len(types)}", loc)
+        return [self.resolve(r, t) for r, t in zip(refs, types)]
+
+    def define(self, name: str, v: Value, loc: Location) -> None:
+        scope = self.scopes[-1]
+        if name in scope:
+            raise CompileError(f"redefinition of SSA value '{name}'", loc)
+        ph = self.forward.pop(name, None)
+        if ph is not None:
+            if ph.type != v.type:
+                raise CompileError(f"definition of SSA value '{name}' has type '{v.type}' but "
+                                   f"it was used with type '{ph.type}'", ph.ref_loc)
+            ph.replace_all_uses_with(v)
+        scope[name] = v
+        v.name_hint = name[1:].split("#")[0]
+
+    # ------------------------------------------------------------------ types
+    def try_type(self) -> Optional[T.Type]:
+        self.skip_ws()
+        c = self.text[self.pos: self.pos + 1]
+        if c == "!" or c == "(":
+            return self.parse_type()
+        m = _BARE.match(self.text, self.pos)
+        if not m:
+            return None
+        w = m.group(0)
+        if w in ("tensor", "memref", "vector", "complex", "tuple") and self.text.startswith("<", m.end()):
+            return self.parse_type()
+        if w in ("index", "none") or w in _FLOAT_TYPES or _INT_TYPE.match(w):
+            return self.parse_type()
+        return None
+
+    def parse_type(self) -> T.Type:
+        loc = self.loc()
+        t = self.text
+        if t.startswith("!", self.pos):
+            return self._parse_dialect_type(loc)
+        if t.startswith("(", self.pos):
+            ins = self.parse_type_list_parens()
+            self.expect("->")
+            if self.peek("("):
+                outs = self.parse_type_list_parens()
+            else:
+                outs = [self.parse_type()]
+            return T.FunctionType(tuple(ins), tuple(outs))
+        m = _BARE.match(t, self.pos)
+        if not m:
+            raise self.error("expected type")
+        w = m.group(0)
+        # Element types are followed by '>' or ',' etc.; identifiers never contain '<'.
+        if w in ("tensor", "memref", "vector", "complex", "tuple"):
+            self.pos = m.end()
+            self.expect("<")
+            return getattr(self, f"_parse_{w}_body")(loc)
+        if "x" in w and not w.startswith(("tensor", "memref")) and _DIM.match(w):
+            raise self.error("expected type")
+        self.pos = m.end()
+        if w == "index":
+            return T.IndexType()
+        if w == "none":
+            return T.NoneType()
+        if w in _FLOAT_TYPES:
+            return T.FloatType(w)
+        mi = _INT_TYPE.match(w)
+        if mi:
+            return T.IntegerType(int(mi.group(2)), mi.group(1) or "")
+        self.pos = m.start()
+        raise self.error(f"unknown type '{w}'")
+
+    def _parse_dims(self, allow_unranked=True):
+        self.skip_ws()
+        if allow_unranked and self.text.startswith("*x", self.pos):
+            self.pos += 2
+            return None
+        dims = []
+        while True:
+            self.skip_ws()
+            m = _DIM.match(self.text, self.pos)
+            if not m:
+                break
+            # "0xi1" vs hex: a dim is digits then 'x' then a type or another dim.
+            dims.append(None if m.group(1) == "?" else int(m.group(1)))
+            self.pos = m.end()
+        return tuple(dims)
+
+    def _parse_tensor_body(self, loc):
+        shape = self._parse_dims()
+        et = self.parse_type()
+        enc = None
+        if self.try_punct(","):
+            enc = self.parse_attribute()
+        self.expect(">", "to close tensor type")
+        return T.TensorType(shape, et, enc)
+
+    def _parse_memref_body(self, loc):
+        shape = self._parse_dims()
+        et = self.parse_type()
+        layout = ms = None
+        if self.try_punct(","):
+            a = self.parse_attribute()
+            if isinstance(a, IntegerAttr) or (isinstance(a, OpaqueAttr) and not a.text.startswith(("strided", "affine"))):
+                ms = a
+            else:
+                layout = a
+                if self.try_punct(","):
+                    ms = self.parse_attribute()
+        self.expect(">", "to close memref type")
+        return T.MemRefType(shape, et, layout, ms)
+
+    def _parse_vector_body(self, loc):
+        dims, scal = [], []
+        while True:
+            self.skip_ws()
+            m = re.compile(r"\[([0-9]+)\]x").match(self.text, self.pos)
+            if m:
+                dims.append(int(m.group(1)))
+                scal.append(True)
+                self.pos = m.end()
+                continue
+            m = _DIM.match(self.text, self.pos)
+            if not m:
+                break
+            dims.append(int(m.group(1)))
+            scal.append(False)
+            self.pos = m.end()
+        et = self.parse_type()
+        self.expect(">", "to close vector type")
+        return T.VectorType(tuple(dims), et, tuple(scal) if any(scal) else ())
+
+    def _parse_complex_body(self, loc):
+        et = self.parse_type()
+        self.expect(">")
+        return T.ComplexType(et)
+
+    def _parse_tuple_body(self, loc):
+        ts = []
+        if not self.try_punct(">"):
+            ts.append(self.parse_type())
+            while self.try_punct(","):
+                ts.append(self.parse_type())
+            self.expect(">")
+        return T.TupleType(tuple(ts))
+
+    def _parse_dialect_type(self, loc):
+        self.pos += 1
+        m = _SUFFIX.match(self.text, self.pos)
+        if not m:
+            raise self.error("expected dialect type or alias after '!'", loc)
+        name = m.group(0)
+        self.pos = m.end()
+        if "." not in name or name in self.type_aliases:
+            if name not in self.type_aliases:
+                raise CompileError(f"undefined type alias '!{name}'", loc)
+            return self.type_aliases[name]
+        dialect, body = name.split(".", 1)
+        if self.text.startswith("<", self.pos):
+            if name == "flow.dispatch.tensor" or name == "iree_tensor_ext.dispatch.tensor":
+                self.pos += 1
+                access = self.parse_bare_id()
+                self.expect(":")
+                tt = self.parse_type()
+                self.expect(">")
+                return T.DispatchTensorType(access, tt)
+            body += self.skip_balanced("<", ">")
+        return T.OpaqueType(dialect, body)
+
+    def parse_type_list_parens(self) -> List[T.Type]:
+        self.expect("(")
+        out = []
+        if not self.try_punct(")"):
+            out.append(self.parse_type())
+            while self.try_punct(","):
+                out.append(self.parse_type())
+            self.expect(")")
+        return out
+
+    def parse_type_list(self) -> List[T.Type]:
+        """``t1, t2`` or ``(t1, t2)``."""
+        if self.peek("(") and not self._looks_like_function_type():
+            return self.parse_type_list_parens()
+        out = [self.parse_type()]
+        while self.try_punct(","):
+            out.append(self.parse_type())
+        return out
+
+    def _looks_like_function_type(self) -> bool:
+        save = self.pos
+        try:
+            self.skip_balanced("(", ")")
+            return self.peek("->")
+        except CompileError:
+            return False
+        finally:
+            self.pos = save
+
+    def parse_colon_type_list(self) -> List[T.Type]:
+        self.expect(":")
+        return self.parse_type_list()
+
+    def parse_result_types(self) -> List[T.Type]:
+        """After '->': ``t`` or ``(t1, t2)``."""
+        if self.peek("("):
+            return self.parse_type_list_parens()
+        return [self.parse_type()]
+
+    # ------------------------------------------------------------- attributes
+    def parse_attribute(self, type_hint: Optional[T.Type] = None) -> Attribute:
+        loc = self.loc()
+        t = self.text
+        c = t[self.pos: self.pos + 1]
+        if c == "#":
+            return self._parse_hash_attr(loc)
+        if c == "[":
+            self.pos += 1
+            items = []
+            if not self.try_punct("]"):
+                items.append(self.parse_attribute())
+                while self.try_punct(","):
+                    items.append(self.parse_attribute())
+                self.expect("]")
+            return ArrayAttr(tuple(items))
+        if c == "{":
+            return DictAttr(tuple(self.parse_attr_dict().items()))
+        if c == '"':
+            s = self.parse_string()
+            if self.peek(":") and not self.peek("::"):
+                save = self.pos
+                self.pos += 1
+                ty = self.try_type()
+                if ty is None:
+                    self.pos = save
+            return StringAttr(s)
+        if c == "@":
+            return self.parse_symbol_ref()
+        if c == "-" or c.isdigit():
+            return self._parse_number_attr(type_hint)
+        w = self.peek_bare_id()
+        if w is None:
+            raise self.error("expected attribute")
+        if w in ("true", "false"):
+            self.pos += len(w)
+            if self.peek(":") and not self.peek("::"):
+                self.pos += 1
+                ty = self.parse_type()
+                return IntegerAttr(1 if w == "true" else 0, ty)
+            return BoolAttr(w == "true")
+        if w == "unit":
+            self.pos += 4
+            return UnitAttr()
+        if w in ("inf", "nan"):
+            return self._parse_number_attr(type_hint)
+        if w == "dense" and t.startswith("<", self.pos + 5):
+            self.pos += 5
+            return self._parse_dense()
+        if w == "dense_resource" and t.startswith("<", self.pos + 14):
+            self.pos += 15
+            name = self.parse_bare_id("resource name")
+            self.expect(">")
+            self.expect(":")
+            return DenseResourceAttr(name, self.parse_type())
+        if w == "array" and t.startswith("<", self.pos + 5):
+            self.pos += 6
+            et = self.parse_type()
+            vals = []
+            if self.try_punct(":"):
+                while True:
+                    if isinstance(et, T.IntegerType) and et.width == 1:
+                        vals.append(1 if self.parse_keyword_of(("true", "false")) == "true" else 0)
+                    else:
+                        v, kind = self.parse_number()
+                        if isinstance(et, T.FloatType) and kind == "hex":
+                            v = float_from_bits(v, et)
+                        vals.append(float(v) if isinstance(et, T.FloatType) else int(v))
+                    if not self.try_punct(","):
+                        break
+            self.expect(">")
+            return DenseArrayAttr(et, tuple(vals))
+        if w == "affine_map" and t.startswith("<", self.pos + 10):
+            self.pos += 11
+            m = self.parse_affine_map()
+            self.expect(">")
+            return AffineMapAttr(m)
+        if w == "loc" and t.startswith("(", self.pos + 3):
+            self.pos += 3
+            return LocationAttr("loc" + self.skip_balanced("(", ")"))
+        if w in ("affine_set", "strided", "sparse", "distinct", "opaque") or (
+                t.startswith("<", self.pos + len(w)) and w not in ("tensor", "memref", "vector", "complex", "tuple")):
+            start = self.pos
+            self.pos += len(w)
+            if self.text.startswith("[", self.pos):
+                self.skip_balanced("[", "]")
+            self.skip_balanced("<", ">")
+            return OpaqueAttr(t[start: self.pos])
+        ty = self.try_type()
+        if ty is not None:
+            return TypeAttr(ty)
+        raise self.error(f"expected attribute, found '{w}'")
+
+    def _parse_hash_attr(self, loc):
+        t = self.text
+        start = self.pos
+        self.pos += 1
+        m = _SUFFIX.match(t, self.pos)
+        if not m:
+            raise self.error("expected attribute alias or dialect attribute after '#'", loc)
+        name = m.group(0)
+        self.pos = m.end()
+        if "." not in name and not t.startswith("<", self.pos):
+            if name not in self.attr_aliases:
+                raise CompileError(f"undefined attribute alias '#{name}'", loc)
+            return self.attr_aliases[name]
+        if t.startswith("<", self.pos):
+            self.skip_balanced("<", ">")
+        text = t[start: self.pos]
+        return OpaqueAttr(re.sub(r"\s+", " ", text))
+
+    def _parse_number_attr(self, type_hint):
+        v, kind = self.parse_number()
+        ty = None
+        if self.peek(":") and not self.peek("::"):
+            save = self.pos
+            self.pos += 1
+            ty = self.try_type()
+            if ty is None:
+                self.pos = save
+        if ty is None:
+            ty = type_hint
+        if ty is None:
+            ty = T.f64 if kind == "float" else T.i64
+        if isinstance(ty, T.FloatType):
+            if kind == "hex":
+                return FloatAttr(float_from_bits(v, ty), ty)
+            return FloatAttr(float(v), ty)
+        if kind == "float":
+            raise self.error(f"floating point literal for integer type {ty}")
+        return IntegerAttr(int(v), ty)
+
+    def _parse_dense(self):
+        self.expect("<")
+        lit_loc = self.loc()
+        hexstr = None
+        elems = None
+        if self.peek('"'):
+            hexstr = self.parse_string()
+        elif self.peek(">"):
+            elems = []
+        else:
+            elems = self._parse_dense_literal()
+        self.expect(">")
+        self.expect(":", "after dense literal")
+        ty = self.parse_type()
+        if not isinstance(ty, T.ShapedType) or not ty.has_static_shape:
+            raise CompileError(f"dense elements need a static shaped type, got '{ty}'", lit_loc)
+        return make_dense(ty, elems, hexstr, lit_loc)
+
+    def _parse_dense_literal(self):
+        if self.try_punct("["):
+            out = []
+            if not self.try_punct("]"):
+                out.append(self._parse_dense_literal())
+                while self.try_punct(","):
+                    out.append(self._parse_dense_literal())
+                self.expect("]")
+            return out
+        if self.try_punct("("):
+            re_ = self._parse_dense_literal()
+            self.expect(",")
+            im = self._parse_dense_literal()
+            self.expect(")")
+            return ("complex", re_, im)
+        w = self.peek_bare_id()
+        if w in ("true", "false"):
+            self.pos += len(w)
+            return ("int", 1 if w == "true" else 0)
+        v, kind = self.parse_number()
+        return (kind, v)
+
+    def parse_attr_dict(self) -> Dict[str, Attribute]:
+        self.expect("{")
+        out: Dict[str, Attribute] = {}
+        if self.try_punct("}"):
+            return out
+        while True:
+            self.skip_ws()
+            kloc = self.loc()
+            if self.peek('"'):
+                key = self.parse_string()
+            else:
+                key = self.parse_bare_id("attribute name")
+            if key in out:
+                raise CompileError(f"duplicate key '{key}' in dictionary attribute", kloc)
+            if self.try_punct("="):
+                out[key] = self.parse_attribute()
+            else:
+                out[key] = UnitAttr()
+            if not self.try_punct(","):
+                break
+        self.expect("}", "to close attribute dictionary")
+        return out
+
+    def parse_optional_attr_dict(self) -> Dict[str, Attribute]:
+        return self.parse_attr_dict() if self.peek("{") else {}
+
+    def parse_optional_attr_dict_with_keyword(self) -> Dict[str, Attribute]:
+        if self.try_keyword("attributes"):
+            return self.parse_attr_dict()
+        return {}
+
+    # ------------------------------------------------------------ affine maps
+    def parse_affine_map(self) -> AffineMap:
+        names: Dict[str, AffineDim | AffineSymbol] = {}
+        self.expect("(")
+        nd = 0
+        if not self.try_punct(")"):
+            while True:
+                names[self.parse_bare_id("dim name")] = AffineDim(nd)
+                nd += 1
+                if not self.try_punct(","):
+                    break
+            self.expect(")")
+        ns = 0
+        if self.try_punct("["):
+            if not self.try_punct("]"):
+                while True:
+                    names[self.parse_bare_id("symbol name")] = AffineSymbol(ns)
+                    ns += 1
+                    if not self.try_punct(","):
+                        break
+                self.expect("]")
+        self.expect("->")
+        self.expect("(")
+        results = []
+        if not self.try_punct(")"):
+            results.append(self._affine_expr(names))
+            while self.try_punct(","):
+                results.append(self._affine_expr(names))
+            self.expect(")")
+        return AffineMap(nd, ns, tuple(results))
+
+    def _affine_expr(self, names):
+        e = self._affine_term(names)
+        while True:
+            if self.try_punct("+"):
+                e = AffineBinary("+", e, self._affine_term(names))
+            elif self.peek("-") and not self.peek("->"):
+                self.pos += 1
+                r = self._affine_term(names)
+                e = AffineBinary("+", e, AffineConst(-r.value) if isinstance(r, AffineConst)
+                                 else AffineBinary("*", r, AffineConst(-1)))
+            else:
+                return e
+
+    def _affine_term(self, names):
+        e = self._affine_factor(names)
+        while True:
+            if self.try_punct("*"):
+                e = AffineBinary("*", e, self._affine_factor(names))
+                continue
+            kw = None
+            for k in ("floordiv", "ceildiv", "mod"):
+                if self.try_keyword(k):
+                    kw = k
+                    break
+            if kw is None:
+                return e
+            e = AffineBinary(kw, e, self._affine_factor(names))
+
+    def _affine_factor(self, names):
+        if self.try_punct("("):
+            e = self._affine_expr(names)
+            self.expect(")")
+            return e
+        if self.peek("-"):
+            self.pos += 1
+            f = self._affine_factor(names)
+            return AffineConst(-f.value) if isinstance(f, AffineConst) else AffineBinary("*", f, AffineConst(-1))
+        v = self.try_integer()
+        if v is not None:
+            return AffineConst(v)
+        loc = self.loc()
+        n = self.parse_bare_id("affine dim or symbol")
+        if n not in names:
+            raise CompileError(f"use of undeclared identifier '{n}' in affine map", loc)
+        return names[n]
+
+    # ------------------------------------------------------------- locations
+    def parse_optional_location(self) -> Optional[LocationAttr]:
+        if self.peek("loc(") or (self.peek("loc") and self.text.startswith("(", self.pos + 3)):
+            self.pos += 3
+            return LocationAttr("loc" + self.skip_balanced("(", ")"))
+        return None
+
+    # ----------------------------------------------------------- operations
+    def parse_operation(self, block: Block) -> Operation:
+        loc = self.loc()
+        result_names: List[Tuple[str, int]] = []
+        if self.peek("%"):
+            while True:
+                name, _ = self.parse_operand()
+                count = 1
+                if self.peek(":") and not self.peek("::"):
+                    save = self.pos
+                    self.pos += 1
+                    n = self.try_integer()
+                    if n is None:
+                        self.pos = save
+                    else:
+                        count = n
+                result_names.append((name, count))
+                if not self.try_punct(","):
+                    break
+            self.expect("=", "after result names")
+            loc = self.loc()
+        nres = sum(c for _, c in result_names)
+        if self.peek('"'):
+            name = self.parse_string()
+            op = self.parse_generic_op(name, loc)
+        else:
+            m = _OPNAME.match(self.text, self.pos)
+            if not m:
+                raise self.error("expected operation name")
+            name = m.group(0)
+            self.pos = m.end()
+            full = self._resolve_op_name(name)
+            d = op_def(full) if full else None
+            if d is None or d.parse is None:
+                self.pos = m.start()
+                raise CompileError(f"custom op '{name}' is unknown (no pretty-form parser is "
+                                   f"registered; the generic form \"{name}\"(...) is accepted)", loc)
+            self._pending_results = nres
+            op = d.parse(self, full, loc)
+            op.loc = loc
+        self.parse_optional_location()
+        if nres != len(op.results):
+            raise CompileError(f"operation '{op.name}' defines {len(op.results)} results but was "
+                               f"provided {nres} to bind", loc)
+        i = 0
+        for name, count in result_names:
+            if count == 1:
+                self.define(name, op.results[i], loc)
+            else:
+                for k in range(count):
+                    self.define(f"{name}#{k}", op.results[i + k], loc)
+                self.scopes[-1][name] = op.results[i]
+            i += count
+        block.append(op)
+        return op
+
+    @property
+    def pending_result_count(self) -> int:
+        """How many results the op being parsed binds (for ops whose types are implicit)."""
+        return getattr(self, "_pending_results", 0)
+
+    def _resolve_op_name(self, name: str) -> Optional[str]:
+        if op_def(name) is not None:
+            return name
+        if "." not in name:
+            for d in reversed(self.default_dialects):
+                if op_def(f"{d}.{name}") is not None:
+                    return f"{d}.{name}"
+            if op_def(f"builtin.{name}") is not None:
+                return f"builtin.{name}"
+            if op_def(f"func.{name}") is not None:
+                return f"func.{name}"
+        return None
+
+    def parse_generic_op(self, name: str, loc: Location) -> Operation:
+        refs = self.parse_operand_list("()")
+        successors = []
+        if self.try_punct("["):
+            while True:
+                successors.append(self.parse_successor())
+                if not self.try_punct(","):
+                    break
+            self.expect("]")
+        attrs: Dict[str, Attribute] = {}
+        if self.peek("<{"):
+            self.pos += 1
+            attrs.update(self.parse_attr_dict())
+            self.expect(">")
+        op = Operation(name, loc=loc)
+        if self.try_punct("("):
+            while True:
+                op.add_region(self.parse_region(isolated=has_trait(name, "isolated")))
+                if not self.try_punct(","):
+                    break
+            self.expect(")")
+        attrs.update(self.parse_optional_attr_dict())
+        self.expect(":", "and function type after generic operation")
+        ftloc = self.loc()
+        ft = self.parse_type()
+        if not isinstance(ft, T.FunctionType):
+            raise CompileError("expected function type for generic operation", ftloc)
+        operands = self.resolve_list(refs, ft.inputs)
+        for v in operands:
+            op._append_operand(v)
+        from ..ir.core import OpResult
+
+        op.results = [OpResult(t, op, i) for i, t in enumerate(ft.results)]
+        op.attributes = attrs
+        op.successors = successors
+        return op
+
+    def parse_successor(self) -> Block:
+        self.skip_ws()
+        loc = self.loc()
+        if not self.text.startswith("^", self.pos):
+            raise self.error("expected block reference (^bb...)")
+        m = _SUFFIX.match(self.text, self.pos + 1)
+        name = "^" + m.group(0)
+        self.pos = m.end()
+        scope = self.block_scopes[-1] if self.block_scopes else None
+        if scope is None:
+            raise CompileError("block reference outside a region", loc)
+        b = scope.get(name)
+        if b is None:
+            b = Block()
+            b._forward_loc = loc  # type: ignore[attr-defined]
+            scope[name] = b
+        return b
+
+    def parse_successor_with_args(self):
+        """``^bb1(%a, %b : i32, f32)`` or ``^bb1``; returns (block, operand values)."""
+        b = self.parse_successor()
+        vals = []
+        if self.peek("("):
+            self.expect("(")
+            refs = []
+            if not self.try_punct(")"):
+                refs.append(self.parse_operand())
+                while self.try_punct(","):
+                    refs.append(self.parse_operand())
+                self.expect(":")
+                tys = self.parse_type_list()
+                self.expect(")")
+                vals = self.resolve_list(refs, tys)
+        return b, vals
+
+    # --------------------------------------------------------------- regions
+    def parse_region(self, entry_args: Optional[List[Tuple[Tuple[str, Location], T.Type]]] = None,
+                     isolated: bool = False) -> Region:
+        """``{ ops }`` or ``{ ^bb0(...): ops ^bb1: ... }``. ``entry_args`` are (ref, type)
+        pairs already parsed in the op's own syntax (func arguments)."""
+        self.expect("{")
+        region = Region()
+        self.scopes.append({})
+        self.block_scopes.append({})
+        saved_forward = None
+        if isolated:
+            saved_forward, self.forward = self.forward, {}
+        try:
+            first = True
+            while not self.peek("}"):
+                if self.at_end():
+                    raise self.error("expected '}' to close region")
+                if self.peek("^"):
+                    blk = region.add_block(self._parse_block_header())
+                elif first:
+                    blk = region.add_block(Block())
+                    for ref, ty in entry_args or ():
+                        self.define(ref[0], blk.add_arg(ty), ref[1])
+                else:
+                    raise self.error("expected block label (^bb...) or '}'")
+                first = False
+                while not self.peek("}") and not self.peek("^"):
+                    if self.at_end():
+                        raise self.error("expected '}' to close region")
+                    self.parse_operation(blk)
+            if first and entry_args:
+                blk = region.add_block(Block())
+                for ref, ty in entry_args:
+                    blk.add_arg(ty)
+            self.expect("}")
+            for name, b in self.block_scopes[-1].items():
+                if b.parent is None:
+                    raise CompileError(f"reference to an undefined block '{name}'", getattr(b, "_forward_loc", None))
+            if isolated and self.forward:
+                name, ph = next(iter(self.forward.items()))
+                raise CompileError(f"use of undeclared SSA value name '{name}'", ph.ref_loc)
+        finally:
+            self.scopes.pop()
+            self.block_scopes.pop()
+            if isolated:
+                self.forward = saved_forward
+        return region
+
+    def _parse_block_header(self) -> Block:
+        loc = self.loc()
+        m = _SUFFIX.match(self.text, self.pos + 1)
+        name = "^" + m.group(0)
+        self.pos = m.end()
+        scope = self.block_scopes[-1]
+        blk = scope.get(name)
+        if blk is None:
+            blk = Block()
+            scope[name] = blk
+        elif blk.parent is not None:
+            raise CompileError(f"redefinition of block '{name}'", loc)
+        if self.try_punct("("):
+            if not self.try_punct(")"):
+                while True:
+                    ref = self.parse_operand()
+                    self.expect(":")
+                    ty = self.parse_type()
+                    self.parse_optional_location()
+                    a = blk.add_arg(ty)
+                    self.define(ref[0], a, ref[1])
+                    if not self.try_punct(","):
+                        break
+                self.expect(")")
+        self.expect(":", "after block label")
+        return blk
+
+    # ---------------------------------------------------------------- module
+    def parse_module(self) -> Operation:
+        top = Block()
+        self.block_scopes.append({})
+        loc0 = self.loc()
+        while not self.at_end():
+            if self.peek("{-#"):
+                self._parse_resources()
+                continue
+            if self.peek("#") or self.peek("!"):
+                self._parse_alias_def()
+                continue
+            self.parse_operation(top)
+        if self.forward:
+            name, ph = next(iter(self.forward.items()))
+            raise CompileError(f"use of undeclared SSA value name '{name}'", ph.ref_loc)
+        ops = top.ops
+        if len(ops) == 1 and ops[0].name == "builtin.module":
+            module = ops[0]
+            module.detach()
+        else:
+            module = make_module(loc0)
+            for op in list(ops):
+                op.detach()
+                module.body.append(op)
+        module.resources = dict(self.resources)
+        return module
+
+    def _parse_alias_def(self):
+        loc = self.loc()
+        kind = self.text[self.pos]
+        self.pos += 1
+        m = _SUFFIX.match(self.text, self.pos)
+        if not m:
+            raise self.error("expected alias name", loc)
+        name = m.group(0)
+        self.pos = m.end()
+        self.expect("=", f"in alias definition '{kind}{name}'")
+        if kind == "!":
+            self.type_aliases[name] = self.parse_type()
+        else:
+            self.attr_aliases[name] = self.parse_attribute()
+
+    def _parse_resources(self):
+        self.pos += 3
+        while not self.peek("#-}"):
+            kind = self.parse_bare_id("resource section kind")
+            self.expect(":")
+            self.expect("{")
+            while not self.try_punct("}"):
+                dialect = self.parse_bare_id()
+                self.expect(":")
+                self.expect("{")
+                while not self.try_punct("}"):
+                    key = self.parse_string() if self.peek('"') else self.parse_bare_id()
+                    self.expect(":")
+                    if self.peek('"'):
+                        vloc = self.loc()
+                        val = self.parse_string()
+                        if kind == "dialect_resources" and val.startswith("0x"):
+                            try:
+                                self.resources[key] = bytes.fromhex(val[2:])
+                            except ValueError:
+                                raise CompileError(f"resource '{key}' is not valid hex", vloc) from None
+                    else:
+                        self.parse_attribute()
+                    self.try_punct(",")
+                self.try_punct(",")
+            self.try_punct(",")
+        self.expect("#-}")
+
+
+def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) -> DenseElementsAttr:
+    """Build a DenseElementsAttr from parsed literal elements or a "0x..." hex string."""
+    et = ty.element_type
+    n = ty.num_elements
+    try:
+        dt = T.numpy_dtype(et)
+    except ValueError:
+        raise CompileError(f"dense elements of type {et} are not supported", loc) from None
+    if hexstr is not None:
+        if not hexstr.startswith("0x"):
+            raise CompileError("dense string literal must be hex ('0x...')", loc)
+        raw = bytes.fromhex(hexstr[2:])
+        if dt == np.bool_:
+            arr = np.frombuffer(raw, np.uint8).astype(np.bool_)
+        else:
+            arr = np.frombuffer(raw, dt)
+        if arr.size == 1 and n != 1:
+            arr = np.full(n, arr[0], dt)
+        if arr.size != n:
+            raise CompileError(f"hex dense literal has {arr.size} elements, type {ty} needs {n}", loc)
+        return DenseElementsAttr(arr.reshape(ty.shape), ty)
+    flat: List = []
+
+    def walk(x, depth):
+        if isinstance(x, list):
+            for y in x:
+                walk(y, depth + 1)
+        else:
+            flat.append(x)
+
+    walk(elems, 0)
+    vals = [_elem_value(x, et, loc) for x in flat]
+    if len(vals) == 1 and n != 1:
+        arr = np.full(n, vals[0], dtype=dt)
+    elif len(vals) != n:
+        raise CompileError(f"dense literal has {len(vals)} elements, but type {ty} needs {n}", loc)
+    else:
+        if isinstance(et, T.IntegerType) and et.signedness == "" and et.width > 1:
+            # Signless ints may be written as unsigned: wrap into the signed range.
+            bits = et.width
+            vals = [((v + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for v in vals]
+        arr = np.array(vals, dtype=dt) if vals else np.zeros(0, dt)
+    return DenseElementsAttr(arr.reshape(ty.shape), ty)
+
+
+def _elem_value(x, et, loc):
+    if isinstance(x, tuple) and x[0] == "complex":
+        return complex(_elem_value(x[1], et.element_type, loc), _elem_value(x[2], et.element_type, loc))
+    kind, v = x
+    if isinstance(et, T.FloatType):
+        if kind == "hex":
+            if et.name == "bf16" or et.width == 8:
+                return v
+            return float_from_bits(v, et)
+        if et.name == "bf16":
+            b = np.array([v], np.float32).view(np.uint32)[0]
+            return int((b + 0x7FFF + ((b >> 16) & 1)) >> 16)
+        return float(v)
+    if kind == "float":
+        raise CompileError(f"floating point literal in dense of integer type {et}", loc)
+    if isinstance(et, T.IntegerType) and et.width == 1:
+        return bool(v)
+    return int(v)
+
+
+def parse_source(text: str, filename: str = "<input>") -> Operation:
+    """Parse MLIR text into a ``builtin.module`` Operation (with ``.resources``).
+
+    Raises CompileError (``file:line:col``) on malformed input.
+    """
+    p = Parser(text, filename)
+    try:
+        return p.parse_module()
+    except RecursionError:
+        raise CompileError("input nests too deeply", p.loc()) from None
+
+
+def parse_file(path: str) -> Operation:
+    """Read and parse an MLIR file. Raises CompileError if it cannot be read or parsed."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
+    except UnicodeDecodeError:
+        raise CompileError("input file is not UTF-8 text", Location(path, 0, 0)) from None
+    return parse_source(text, path)
