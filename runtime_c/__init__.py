@@ -1,0 +1,1 @@
+"""The header every generated C module includes (ireec_runtime.h)."""

@@ -1,0 +1,1 @@
+"""Jinja templates of the generated C, one folder per target."""
