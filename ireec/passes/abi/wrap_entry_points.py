@@ -1,0 +1,63 @@
+"""Public functions take and return ``!hal.buffer_view``; tensors cross the boundary through
+``hal.tensor.import`` / ``hal.tensor.export``.
+
+Mirrors IREE's ABI ``WrapEntryPointsPass`` (ConvertStreamableOps/WrapEntryPoints.cpp): the
+function keeps its name, gains ``iree.abi.stub`` and an ``iree.reflection`` dictionary whose
+``iree.abi.declaration`` spells the original signature, e.g.
+``sync func @abs(%input0: tensor<f32>) -> (%output0: tensor<f32>)``.
+"""
+from __future__ import annotations
+
+from ...dialects.func import func_name, func_type, is_declaration
+from ...ir import types as T
+from ...ir.attributes import DictAttr, StringAttr, TypeAttr, UnitAttr
+from ...ir.core import Builder, Operation
+from ...ir.diagnostics import CompileError
+from ..pass_base import Pass, PassContext, functions, register_pass
+
+
+def is_public(f: Operation) -> bool:
+    v = f.attributes.get("sym_visibility")
+    return v is None or v.value == "public"
+
+
+@register_pass
+class WrapEntryPointsPass(Pass):
+    name = "iree-abi-wrap-entry-points"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        for f in functions(module):
+            if is_public(f) and not is_declaration(f):
+                self.wrap(f)
+
+    @staticmethod
+    def wrap(f: Operation) -> None:
+        ft = func_type(f)
+        for t in list(ft.inputs) + list(ft.results):
+            if not (isinstance(t, T.TensorType) and t.has_static_shape):
+                raise CompileError(f"public function @{func_name(f)}: only statically shaped "
+                                   f"tensor arguments and results are supported, got '{t}'", f.loc)
+        entry = f.body
+        b = Builder(entry, 0, f.loc)
+        for i, a in enumerate(list(entry.args)):
+            tt = a.type
+            a.type = T.BUFFER_VIEW
+            imp = b.create("hal.tensor.import", [], [tt], {"name": StringAttr(f"input{i}")})
+            a.replace_all_uses_with(imp.result)
+            imp.set_operands([a])
+        for ret in [op for op in f.walk() if op.name == "func.return" and op.parent_op is f]:
+            rb = Builder.before(ret)
+            outs = []
+            for j, v in enumerate(ret.operands):
+                outs.append(rb.create("hal.tensor.export", [v], [T.BUFFER_VIEW],
+                                      {"name": StringAttr(f"output{j}")}).result)
+            ret.set_operands(outs)
+        decl_args = ", ".join(f"%input{i}: {t}" for i, t in enumerate(ft.inputs))
+        decl_res = ", ".join(f"%output{j}: {t}" for j, t in enumerate(ft.results))
+        f.attributes["function_type"] = TypeAttr(T.FunctionType(
+            tuple(T.BUFFER_VIEW for _ in ft.inputs), tuple(T.BUFFER_VIEW for _ in ft.results)))
+        f.attributes["iree.abi.stub"] = UnitAttr()
+        f.attributes["iree.reflection"] = DictAttr((("iree.abi.declaration", StringAttr(
+            f"sync func @{func_name(f)}({decl_args}) -> ({decl_res})")),))
+        # The original tensor signature, kept for code generation (names, shapes, types).
+        f.attributes["ireec.abi.tensor_type"] = TypeAttr(ft)

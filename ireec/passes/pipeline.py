@@ -1,0 +1,46 @@
+"""The pipeline: phases named like iree-compile's ``--compile-to`` values, each a flat
+list of passes with the reason it runs there. ``--compile-to``, ``--compile-from``,
+``--dump-compilation-phases-to`` and ``--mlir-print-ir-after-all`` all read this table.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple, Type
+
+from .abi.wrap_entry_points import WrapEntryPointsPass
+from .common.linalg_generalize_named_ops import LinalgGeneralizeNamedOpsPass
+from .flow.deduplicate_executables import DeduplicateExecutablesPass
+from .flow.form_dispatch_regions import FormDispatchRegionsPass
+from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
+from .hal.bufferize import BufferizePass
+from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
+from .hal.materialize_interfaces import MaterializeInterfacesPass
+from .input.convert_elementwise_to_linalg import ConvertElementwiseToLinalgPass
+from .pass_base import Pass
+from .stream.schedule_allocation import ScheduleAllocationPass
+from .vm.convert_to_emitc import ConvertToEmitCPass
+
+PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
+
+PIPELINE: List[Tuple[str, Type[Pass], str]] = [
+    # input: everything becomes linalg/tensor/arith on tensors.
+    ("input", ConvertElementwiseToLinalgPass, "tensor-level arith/math become linalg.generic, so every computation is a structured op"),
+    # abi: the public calling convention.
+    ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
+    # flow: what runs where.
+    ("flow", FormDispatchRegionsPass, "each root op (plus its fill and empty producers) becomes one dispatch region"),
+    ("flow", OutlineDispatchRegionsPass, "dispatch regions become flow.executables called by flow.dispatch"),
+    ("flow", DeduplicateExecutablesPass, "identical kernels are compiled once"),
+    # stream: where every byte lives.
+    ("stream", ScheduleAllocationPass, "static memory plan: inputs/results in caller buffers, transients in one arena, constants pooled"),
+    # hal: kernels for the target.
+    ("hal", MaterializeInterfacesPass, "executables get a target variant; kernel arguments become interface bindings"),
+    ("hal", LinalgGeneralizeNamedOpsPass, "named linalg ops become linalg.generic so one lowering handles them all"),
+    ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings"),
+    ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops of loads, scalar math and stores"),
+    # vm: C statements as ops.
+    ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),
+]
+
+
+def passes_for(phase: str) -> List[Tuple[Type[Pass], str]]:
+    return [(cls, why) for p, cls, why in PIPELINE if p == phase]

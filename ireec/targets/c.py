@@ -1,0 +1,136 @@
+"""Targets ``c`` (portable, single-threaded) and ``openmp`` (workgroups over threads).
+
+Both render the same Jinja templates (templates/c/): ``<module>.h`` (the C ABI),
+``<module>.c`` (host functions, constant pool, reflection table), ``<module>_kernels.h/.c``
+(one workgroup function and one launch function per dispatch) and copy
+``ireec_runtime.h``. Statements inside functions come from the emitc C printer.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import re
+from typing import Dict, List
+
+import jinja2
+
+from ..emitc.c_printer import print_function
+from ..ir import types as T
+from ..ir.core import Operation
+from ..ir.diagnostics import CompileError
+from ..passes.pass_base import PassContext
+
+# iree_hal_element_type_t numerical types (iree/hal/buffer_view.h): value = (type << 24) | bits.
+_NUMERICAL = {"int": 0x10, "sint": 0x11, "uint": 0x12, "bool": 0x13, "float": 0x21, "bfloat": 0x22, "complex": 0x23}
+
+
+def element_type_code(t: T.Type) -> int:
+    """IREE's iree_hal_element_type_t value for a scalar type (e.g. f32 → 0x21000020)."""
+    if isinstance(t, T.IntegerType):
+        if t.width == 1:
+            return (_NUMERICAL["bool"] << 24) | 8
+        kind = {"": "int", "s": "sint", "u": "uint"}[t.signedness]
+        return (_NUMERICAL[kind] << 24) | t.width
+    if isinstance(t, T.FloatType):
+        if t.name == "bf16":
+            return (_NUMERICAL["bfloat"] << 24) | 16
+        return (_NUMERICAL["float"] << 24) | t.width
+    if isinstance(t, T.ComplexType):
+        return (_NUMERICAL["complex"] << 24) | T.bit_width(t)
+    if isinstance(t, T.IndexType):
+        return (_NUMERICAL["int"] << 24) | 64
+    raise CompileError(f"no IREE element type for {t}")
+
+
+def _env() -> jinja2.Environment:
+    root = importlib.resources.files("ireec.templates")
+    return jinja2.Environment(loader=jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text()),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=False, lstrip_blocks=False, autoescape=False)
+
+
+def runtime_header() -> str:
+    return importlib.resources.files("ireec.runtime_c").joinpath("ireec_runtime.h").read_text()
+
+
+def _hex_rows(data: bytes, per_row: int = 24) -> str:
+    rows = []
+    for i in range(0, len(data), per_row):
+        rows.append("  " + ",".join(f"0x{b:02x}" for b in data[i: i + per_row]) + ",")
+    return "\n".join(rows)
+
+
+def _tensor_info(name: str, t: T.TensorType) -> dict:
+    return {"name": name, "type_name": str(t.element_type), "element_type": f"0x{element_type_code(t.element_type):08X}",
+            "rank": t.rank, "shape": list(t.shape), "byte_size": t.num_elements * T.storage_bytes(t.element_type)}
+
+
+class CTarget:
+    name = "c"
+    templates = "c"
+    cflags = ("-std=c99", "-O2")
+
+    def render(self, module: Operation, ctx: PassContext) -> Dict[str, str]:
+        """File name → text of every generated source (deterministic)."""
+        from ..emitc.ctypes import storage_ctype  # noqa: F401  (kept for template users)
+
+        env = _env()
+        mod = ctx.module_name
+        kernels: List[dict] = []
+        functions: List[dict] = []
+        report = ctx.report.get("functions", {})
+        for f in module.body.ops:
+            if f.name != "emitc.func":
+                continue
+            if f.attributes["kind"].value == "kernel":
+                params = [p.value for p in f.attributes["params"].value]
+                nb = len(f.attributes["bindings"].value)
+                launch = f"{mod}_{f.attributes['launch'].value}"
+                kernels.append({"entry": f.attributes["launch"].value, "launch": launch, "body": print_function(f),
+                                "binding_params": params[:nb] or ["void"],
+                                "binding_args": [p.split()[-1] for p in params[:nb]],
+                                "workgroup_count": list(f.attributes["workgroup_count"].value)})
+            else:
+                sig: T.FunctionType = f.attributes["function_type"].value
+                name = f.attributes["mlir_name"].value
+                args = [_tensor_info(f"input{i}", t) for i, t in enumerate(sig.inputs)]
+                results = [_tensor_info(f"output{j}", t) for j, t in enumerate(sig.results)]
+                params = [p.value for p in f.attributes["params"].value]
+                ptype = [re.match(r"^(.*?)\w+$", p).group(1).strip() for p in params]
+                call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
+                call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
+                call_args.append("workspace")
+                functions.append({
+                    "mlir_name": name, "c_name": f.attributes["sym_name"].value, "params": params,
+                    "body": print_function(f), "args": args, "results": results, "tensors": args + results,
+                    "call_args": call_args, "workspace_size": report.get(name, {}).get("arena_bytes", 0),
+                    "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
+                })
+        pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
+
+        guard = re.sub(r"[^A-Za-z0-9]", "_", mod).upper() + "_H_"
+        common = {"module": mod, "MODULE": re.sub(r"[^A-Za-z0-9]", "_", mod).upper(), "source": ctx.source_name,
+                  "guard": guard, "target": self.name, "kernels": kernels, "functions": functions,
+                  "workspace_size": max([fn["workspace_size"] for fn in functions] + [0]),
+                  "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool)}
+        return {
+            f"{mod}.h": env.get_template(f"{self.templates}/module.h.j2").render(common),
+            f"{mod}.c": env.get_template(f"{self.templates}/module.c.j2").render(common),
+            f"{mod}_kernels.h": env.get_template(f"{self.templates}/kernels.h.j2").render(common),
+            f"{mod}_kernels.c": env.get_template(f"{self.templates}/kernels.c.j2").render(common),
+            "ireec_runtime.h": runtime_header(),
+        }
+
+
+class OpenMPTarget(CTarget):
+    name = "openmp"
+    cflags = ("-std=c99", "-O2", "-fopenmp")
+
+
+_TARGETS = {"c": CTarget, "openmp": OpenMPTarget, "llvm-cpu": CTarget}
+
+
+def get_target(name: str):
+    try:
+        return _TARGETS[name]()
+    except KeyError:
+        raise CompileError(f"unknown target '{name}' (known: c, openmp)") from None
