@@ -127,8 +127,6 @@ def _erase_dead(blk: Block) -> None:
         changed = False
         for op in reversed(list(_walk_ops(blk))):
             if op.name in _PURE and all(not r.uses for r in op.results):
-                if op.name == "emitc.variable":
-                    continue
                 op.erase()
                 changed = True
 

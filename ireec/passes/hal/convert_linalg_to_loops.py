@@ -92,10 +92,10 @@ class ConvertLinalgToLoopsPass(Pass):
         consts: Dict[int, Value] = {}
         ib = _IndexBuilder(b, consts)
         c0, c1 = ib.const(0), ib.const(1)
+        ubs = [ib.const(r) for r in ranges]  # all bounds before the outermost loop
         ivs: List[Value] = []
         inner = b
-        for r in ranges:
-            ub = ib.const(r)
+        for ub in ubs:
             body = for_loop(inner, c0, ub, c1)
             ivs.append(body.args[0])
             inner = Builder(body, 0, op.loc)
