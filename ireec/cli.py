@@ -1,0 +1,344 @@
+"""The ``ireec`` command: compile, build and run, with IREE's flag spellings.
+
+    ireec compile model.mlir --output-format=vm-c -o out/      # C sources
+    ireec compile model.mlir --compile-to=flow                  # IR after a phase
+    ireec build model.mlir -o libmodel.so [--target=openmp]
+    ireec run-module --module=libmodel.so --function=abs --input=f32=-2
+
+``run-module`` prints what ``iree-run-module`` prints (``EXEC @abs``,
+``result[0]: hal.buffer_view``, ``f32=2``). User errors print ``error: ...`` (or, for
+errors in the MLIR input, ``file:line:col: error: ...`` with the source line and a caret)
+on stderr and exit with 1; never a Python traceback (set ``IREEC_DEBUG=1`` to see one for
+internal errors).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+from . import __version__
+
+PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
+TARGETS = ("c", "openmp", "cuda")
+# --iree-hal-target-backends values we accept, and the ireec target each means.
+IREE_BACKENDS = {"llvm-cpu": "c", "cuda": "cuda"}
+# --device values accepted (and ignored: the library runs where it was built for).
+DEVICES = ("local-task", "local-sync", "cuda")
+
+
+class UserError(Exception):
+    """A mistake on the command line or in the inputs: printed as ``error: <message>``."""
+
+
+class _UsageError(UserError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting with 2."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _err(msg: str) -> None:
+    sys.stderr.write(msg.rstrip("\n") + "\n")
+    sys.stderr.flush()
+
+
+def _resolve_target(args) -> str:
+    target = args.target
+    backends = getattr(args, "iree_hal_target_backends", None)
+    if backends:
+        mapped = set()
+        for b in backends.split(","):
+            b = b.strip()
+            if b not in IREE_BACKENDS:
+                raise UserError(f"unsupported --iree-hal-target-backends={b} "
+                                f"(ireec supports: {', '.join(IREE_BACKENDS)})")
+            mapped.add(IREE_BACKENDS[b])
+        if len(mapped) != 1:
+            raise UserError("ireec builds for one target backend at a time")
+        (t,) = mapped
+        if target and target != t:
+            raise UserError(f"--target={target} contradicts --iree-hal-target-backends={backends}")
+        target = t
+    return target or "c"
+
+
+def _check_readable(path: str, what: str = "input file") -> str:
+    if path == "-":
+        raise UserError(f"reading the {what} from stdin is not supported; give a file name")
+    if not os.path.exists(path):
+        raise UserError(f"cannot open {what} '{path}': No such file or directory")
+    if os.path.isdir(path):
+        raise UserError(f"cannot open {what} '{path}': Is a directory")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"cannot open {what} '{path}': Permission denied")
+    return path
+
+
+def _compile(args, compile_to: str):
+    """Run ireec.compiler on args.file; returns its CompileOutput."""
+    path = _check_readable(args.file)
+    target = _resolve_target(args)
+    from .compiler import compile_file
+
+    opts: Dict[str, object] = {"target": target, "compile_to": compile_to}
+    if getattr(args, "module_name", None):
+        opts["module_name"] = args.module_name
+    if getattr(args, "dump_compilation_phases_to", None):
+        opts["dump_phases_to"] = args.dump_compilation_phases_to
+    if getattr(args, "mlir_print_ir_after_all", False):
+        opts["print_ir_after_all"] = True
+        opts["ir_sink"] = lambda text: (sys.stderr.write(text.rstrip("\n") + "\n\n"),
+                                        sys.stderr.flush())
+    return compile_file(path, **opts)
+
+
+def _write_text(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise UserError(f"cannot write '{path}': {e.strerror or e}") from None
+
+
+# ---------------------------------------------------------------------------
+# ireec compile
+# ---------------------------------------------------------------------------
+
+def _add_compile_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="MLIR input (StableHLO, TOSA or linalg)")
+    p.add_argument("--target", choices=TARGETS, default=None,
+                   help="code generation target (default: c)")
+    p.add_argument("--iree-hal-target-backends", dest="iree_hal_target_backends",
+                   metavar="BACKEND", help="IREE spelling of the target: llvm-cpu (= c) or cuda")
+    p.add_argument("--module-name", dest="module_name", metavar="NAME",
+                   help="C prefix of the module (default: from the file name)")
+
+
+def _cmd_compile(args) -> int:
+    fmt = args.output_format
+    compile_to = args.compile_to or "end"
+    if fmt == "vm-bytecode":
+        raise UserError("--output-format=vm-bytecode is not supported: ireec emits C "
+                        "(use --output-format=vm-c, or `ireec build` for a shared library)")
+    if fmt == "vm-asm" and compile_to == "end":
+        compile_to = "vm"  # the VM-level IR, printed as MLIR
+    _resolve_target(args)  # flag errors first, then the input, then the output
+    _check_readable(args.file)
+    if compile_to == "end":  # check the output before spending time compiling
+        if not args.output or args.output == "-":
+            raise UserError("--output-format=vm-c writes several files: give a directory "
+                            "with -o DIR (or --compile-to=PHASE to print IR)")
+        if os.path.exists(args.output) and not os.path.isdir(args.output):
+            raise UserError(f"-o {args.output}: exists and is not a directory")
+    out = _compile(args, compile_to)
+    if compile_to != "end":
+        _write_text(args.output or "-", out.ir_text or "")
+        return 0
+    directory = Path(args.output)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        # Only the files ireec generates are (over)written; anything else in DIR stays.
+        for name, text in sorted(out.files.items()):
+            target = directory / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"cannot write into '{args.output}': {e.strerror or e}") from None
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# ireec build
+# ---------------------------------------------------------------------------
+
+def _cmd_build(args) -> int:
+    from .runtime.build import build_shared_library
+
+    if args.output and os.path.isdir(args.output):
+        raise UserError(f"-o {args.output}: is a directory; give the library's file name")
+    out = _compile(args, "end")
+    target = _resolve_target(args)
+    lib = args.output or f"lib{out.module_name}.so"
+    try:
+        build_shared_library(out.files, out.module_name, lib, target=target)
+    except OSError as e:
+        raise UserError(f"cannot write '{lib}': {e.strerror or e}") from None
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# ireec run-module
+# ---------------------------------------------------------------------------
+
+def _cmd_run_module(args) -> int:
+    from .runtime import io_format
+    from .runtime.loader import load
+
+    for device in args.device or []:
+        if not any(device == d or device.startswith(d + ":") for d in DEVICES):
+            raise UserError(f"unsupported --device={device} (ireec accepts {', '.join(DEVICES)}; "
+                            "the library runs on the target it was built for)")
+    modules = args.module or []
+    if not modules:
+        raise UserError("no module specified; use --module=libmodel.so (built by `ireec build`)")
+    if len(modules) > 1:
+        raise UserError("ireec run-module takes one --module= (a library holds the whole program)")
+    path = _check_readable(modules[0], "module")
+    try:
+        module = load(path)
+    except (OSError, ValueError) as e:
+        raise UserError(str(e)) from None
+
+    fn = args.function
+    if not fn:
+        if len(module.functions) != 1:
+            raise UserError(f"no --function= given and module '{module.name}' exports "
+                            f"{len(module.functions)} functions: {', '.join(module.functions)}")
+        fn = module.functions[0]
+    fn = fn[1:] if fn.startswith("@") else fn
+    try:
+        info = module.info(fn)
+    except KeyError as e:
+        raise UserError(e.args[0]) from None
+
+    inputs = io_format.parse_inputs(args.input or [])
+    if len(inputs) != len(info.args):
+        raise UserError(f"@{fn} takes {len(info.args)} input{'s' * (len(info.args) != 1)} "
+                        f"{info.signature}, got {len(inputs)} --input= value"
+                        f"{'s' * (len(inputs) != 1)}")
+    max_count = args.output_max_element_count
+    sys.stdout.write(f"EXEC @{fn}\n")
+    sys.stdout.flush()
+    try:
+        result = module.call(fn, *inputs)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise UserError(str(e)) from None
+    results = [] if result is None else (list(result) if isinstance(result, tuple) else [result])
+    type_names = [t.element_type_name for t in info.results]
+    if args.output:
+        io_format.write_outputs(results, type_names, args.output, sys.stdout,
+                                max_element_count=max_count)
+    else:
+        text = io_format.format_invocation(fn, results, type_names, max_element_count=max_count)
+        sys.stdout.write(text.split("\n", 1)[1])  # the EXEC line is already out
+    sys.stdout.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# parser
+# ---------------------------------------------------------------------------
+
+def _make_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ireec", allow_abbrev=False,
+                     description="Ahead-of-time compiler from MLIR to runtimeless C, "
+                                 "with IREE's tool flags.")
+    parser.add_argument("--version", action="version", version=f"ireec {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("compile", help="compile MLIR to C sources, or to IR after a phase",
+                       allow_abbrev=False)
+    _add_compile_options(p)
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="output directory for vm-c; output file for --compile-to (default stdout)")
+    p.add_argument("--output-format", dest="output_format", default="vm-c",
+                   choices=("vm-c", "vm-asm", "vm-bytecode"),
+                   help="vm-c: C sources (default); vm-asm: the IR at the vm phase")
+    p.add_argument("--compile-to", dest="compile_to", choices=PHASES, metavar="PHASE",
+                   help=f"stop after a phase and print its IR ({'|'.join(PHASES)})")
+    p.add_argument("--dump-compilation-phases-to", dest="dump_compilation_phases_to",
+                   metavar="DIR", help="write the IR after every phase into DIR")
+    p.add_argument("--mlir-print-ir-after-all", dest="mlir_print_ir_after_all",
+                   action="store_true", help="print the IR after every pass to stderr")
+    p.set_defaults(handler=_cmd_compile)
+
+    p = sub.add_parser("build", help="compile MLIR into a shared library", allow_abbrev=False)
+    _add_compile_options(p)
+    p.add_argument("-o", "--output", metavar="LIB",
+                   help="shared library to write (default lib<module>.so)")
+    p.set_defaults(handler=_cmd_build)
+
+    p = sub.add_parser("run-module", help="run one function of a built library, "
+                                          "like iree-run-module", allow_abbrev=False)
+    p.add_argument("--module", action="append", metavar="LIB",
+                   help="shared library built by `ireec build`")
+    p.add_argument("--function", metavar="NAME",
+                   help="function to run (default: the only one)")
+    p.add_argument("--input", action="append", metavar="SPEC",
+                   help='an input: "4xf32=1 2 3 4", "2x2xi32=[[1 2][3 4]]", "f32=-2", '
+                        '"3x5xf32=1" (splat), @x.npy, 4xf32=@raw.bin; one per argument')
+    p.add_argument("--output", action="append", metavar="SPEC",
+                   help="per result: '' (ignore), - (print), @f.npy / +f.npy, @f.bin / +f.bin")
+    p.add_argument("--output_max_element_count", "--output-max-element-count",
+                   "--print_max_element_count", "--print-max-element-count",
+                   dest="output_max_element_count", type=int, default=1024, metavar="N",
+                   help="print at most N elements of each result (default 1024)")
+    p.add_argument("--device", action="append", metavar="DEVICE",
+                   help="accepted for IREE compatibility (local-task, local-sync, cuda); ignored")
+    p.set_defaults(handler=_cmd_run_module)
+
+    # Further subcommands (benchmark-module, check) register here, each as
+    # sub.add_parser(...) with set_defaults(handler=...). They are not registered yet.
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the ``ireec`` console script; returns the exit code."""
+    from .ir.diagnostics import CompileError
+    from .runtime.build import BuildError
+    from .runtime.io_format import InputError
+
+    parser = _make_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+        return int(args.handler(args) or 0)
+    except SystemExit as e:  # --help / --version
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except CompileError as e:
+        _err(e.render())
+        return 1
+    except BuildError as e:
+        _err(f"error: {e.message}")
+        if e.stderr.strip():
+            _err(e.stderr)
+        return 1
+    except (UserError, InputError) as e:
+        _err(f"error: {e}")
+        return 1
+    except KeyboardInterrupt:
+        _err("error: interrupted")
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 1
+    except Exception as e:  # a bug in ireec: say so, without a traceback by default
+        if os.environ.get("IREEC_DEBUG"):
+            traceback.print_exc()
+        _err(f"error: internal error in ireec: {type(e).__name__}: {e} "
+             "(set IREEC_DEBUG=1 for a traceback)")
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

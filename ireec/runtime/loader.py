@@ -1,0 +1,384 @@
+"""Load a shared library built by ireec and call its functions with numpy arrays.
+
+Only the reflection table (``ireec_module_info_t``, see runtime_c/ireec_runtime.h) and
+cffi's ABI mode are used: ``ffi.dlopen`` the library, call ``ireec_query_module_info()``,
+and call each function through its generic trampoline
+``status = call(const void *const *args, void *const *results, void *workspace)``.
+
+    m = load("libmodel.so")
+    m.functions                  # ['abs', 'matmul_static']
+    m.info("abs")                # FunctionInfo: argument/result names, shapes, types
+    y = m.abs(np.float32(-2))    # numpy in, numpy out (a tuple when several results)
+
+Arguments are checked against the table before the call (count: TypeError; element type:
+TypeError; shape: ValueError), so a wrong call raises instead of corrupting memory.
+Element types map to numpy as: f16 -> float16, bf16 -> uint16 bit patterns, i1 -> bool_,
+siN/iN -> intN, uiN -> uintN, index -> int64, complex<f32> -> complex64.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .io_format import ELEMENT_TYPES, ElementType, _contiguous, element_type_for_code
+
+
+__all__ = ["load", "LoadedModule", "FunctionInfo", "TensorInfo", "STATUS_NAMES", "ABI_VERSION"]
+
+ABI_VERSION = 1
+
+#: iree_status_code_t names (iree/base/status.h).
+STATUS_NAMES = {
+    0: "OK", 1: "CANCELLED", 2: "UNKNOWN", 3: "INVALID_ARGUMENT", 4: "DEADLINE_EXCEEDED",
+    5: "NOT_FOUND", 6: "ALREADY_EXISTS", 7: "PERMISSION_DENIED", 8: "RESOURCE_EXHAUSTED",
+    9: "FAILED_PRECONDITION", 10: "ABORTED", 11: "OUT_OF_RANGE", 12: "UNIMPLEMENTED",
+    13: "INTERNAL", 14: "UNAVAILABLE", 15: "DATA_LOSS", 16: "UNAUTHENTICATED",
+    17: "DEFERRED", 18: "INCOMPATIBLE",
+}
+
+WORKSPACE_ALIGNMENT = 64
+
+_CDEF = """
+typedef int32_t ireec_status_t;
+typedef uint32_t ireec_element_type_t;
+typedef struct ireec_tensor_info_t {
+  const char *name;
+  const char *element_type_name;
+  ireec_element_type_t element_type;
+  int32_t rank;
+  const int64_t *shape;
+  int64_t byte_size;
+} ireec_tensor_info_t;
+typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, void *workspace);
+typedef struct ireec_function_info_t {
+  const char *name;
+  int32_t num_args;  const ireec_tensor_info_t *args;
+  int32_t num_results; const ireec_tensor_info_t *results;
+  ireec_call_fn_t call;
+  int64_t workspace_size;
+} ireec_function_info_t;
+typedef struct ireec_module_info_t {
+  uint32_t abi_version;
+  const char *name;
+  int32_t num_functions; const ireec_function_info_t *functions;
+  int64_t workspace_size;
+} ireec_module_info_t;
+const ireec_module_info_t *ireec_query_module_info(void);
+"""
+
+_ffi = None
+_ffi_lock = threading.Lock()
+
+
+def _get_ffi():
+    global _ffi
+    with _ffi_lock:
+        if _ffi is None:
+            import cffi
+
+            ffi = cffi.FFI()
+            ffi.cdef(_CDEF)
+            _ffi = ffi
+        return _ffi
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One argument or result: name, element type, static shape, bytes, numpy dtype."""
+
+    name: str
+    element_type_name: str
+    element_type: int
+    shape: Tuple[int, ...]
+    byte_size: int
+    dtype: np.dtype
+
+    @property
+    def mlir_type(self) -> str:
+        """``tensor<3x5xf32>`` (``tensor<f32>`` at rank 0)."""
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.element_type_name}>"
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """One exported function as its reflection entry describes it."""
+
+    name: str
+    args: Tuple[TensorInfo, ...]
+    results: Tuple[TensorInfo, ...]
+    workspace_size: int
+
+    @property
+    def signature(self) -> str:
+        """``@fn(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>``."""
+        a = ", ".join(t.mlir_type for t in self.args)
+        r = ", ".join(t.mlir_type for t in self.results)
+        if len(self.results) != 1:
+            r = f"({r})"
+        return f"@{self.name}({a}) -> {r}"
+
+
+def _dtype_for(element_type_name: str, code: int, byte_width: int) -> np.dtype:
+    et: Optional[ElementType] = ELEMENT_TYPES.get(element_type_name) or element_type_for_code(code)
+    if et is not None:
+        return et.dtype
+    # Unknown types travel as raw unsigned bits of their width.
+    return np.dtype({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}.get(byte_width, np.uint8))
+
+
+# dlopen returns the already-loaded object for a path it has seen, even when the file was
+# replaced since; remember what each path was, and load changed files from a fresh copy.
+_loaded_identity: Dict[str, Tuple[int, int, int]] = {}
+_copies_dir: Optional[str] = None
+
+
+def _identity(path: str) -> Tuple[int, int, int]:
+    st = os.stat(path)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _dlopen_path(path: str) -> str:
+    global _copies_dir
+    ident = _identity(path)
+    seen = _loaded_identity.get(path)
+    if seen is None:
+        _loaded_identity[path] = ident
+        return path
+    if seen == ident:
+        return path
+    if _copies_dir is None:
+        _copies_dir = tempfile.mkdtemp(prefix="ireec-loaded-")
+    copy = os.path.join(_copies_dir, f"{len(os.listdir(_copies_dir))}-{os.path.basename(path)}")
+    shutil.copyfile(path, copy)
+    return copy
+
+
+class LoadedModule:
+    """A loaded ireec module. Each exported function is a method (``m.add(a, b)``); names
+    that are not Python identifiers or clash with attributes work with ``m["name"](...)``.
+    Calls are serialised per module (they share one 64-byte-aligned workspace)."""
+
+    def __init__(self, path: Union[str, os.PathLike]):
+        self.path = str(Path(path).resolve())
+        if not os.path.isfile(self.path):
+            raise FileNotFoundError(f"no module at '{path}'")
+        ffi = _get_ffi()
+        self._ffi = ffi
+        try:
+            self._lib = ffi.dlopen(_dlopen_path(self.path))
+        except OSError as e:
+            raise OSError(f"cannot load '{path}': {e}") from None
+        try:
+            query = self._lib.ireec_query_module_info
+        except AttributeError:
+            raise ValueError(f"'{path}' is not an ireec module (no ireec_query_module_info)") from None
+        info = query()
+        if info == ffi.NULL:
+            raise ValueError(f"'{path}': ireec_query_module_info() returned NULL")
+        if info.abi_version != ABI_VERSION:
+            raise ValueError(f"'{path}' has ireec ABI version {info.abi_version}; "
+                             f"this ireec reads version {ABI_VERSION} (rebuild the module)")
+        self._info = info
+        self.name = ffi.string(info.name).decode() if info.name != ffi.NULL else ""
+        self._functions: Dict[str, FunctionInfo] = {}
+        self._calls: Dict[str, object] = {}
+        for i in range(info.num_functions):
+            f = info.functions[i]
+            name = ffi.string(f.name).decode()
+            fi = FunctionInfo(
+                name=name,
+                args=tuple(self._tensor(f.args[j], name) for j in range(f.num_args)),
+                results=tuple(self._tensor(f.results[j], name) for j in range(f.num_results)),
+                workspace_size=int(f.workspace_size),
+            )
+            if f.call == ffi.NULL:
+                raise ValueError(f"'{path}': function '{name}' has no call trampoline")
+            self._functions[name] = fi
+            self._calls[name] = f.call
+        self.workspace_size = max([int(info.workspace_size)] +
+                                  [fi.workspace_size for fi in self._functions.values()])
+        self._workspace_owner, self._workspace_ptr = self._allocate_workspace(self.workspace_size)
+        self._lock = threading.Lock()
+
+    # -- table reading -------------------------------------------------------
+    def _tensor(self, t, fn: str) -> TensorInfo:
+        ffi = self._ffi
+        tname = ffi.string(t.element_type_name).decode() if t.element_type_name != ffi.NULL else ""
+        rank = int(t.rank)
+        if rank < 0 or (rank > 0 and t.shape == ffi.NULL):
+            raise ValueError(f"'{self.path}': {fn}: bad rank/shape in the reflection table")
+        shape = tuple(int(t.shape[k]) for k in range(rank))
+        if any(d < 0 for d in shape):
+            raise ValueError(f"'{self.path}': {fn}: dynamic shapes are not supported")
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        byte_size = int(t.byte_size)
+        width = byte_size // count if count else 1
+        dtype = _dtype_for(tname, int(t.element_type), width)
+        if byte_size != count * dtype.itemsize:
+            raise ValueError(f"'{self.path}': {fn}: {tname} tensor of shape {shape} "
+                             f"declares {byte_size} bytes, expected {count * dtype.itemsize}")
+        name = ffi.string(t.name).decode() if t.name != ffi.NULL else ""
+        return TensorInfo(name, tname, int(t.element_type), shape, byte_size, dtype)
+
+    def _allocate_workspace(self, size: int):
+        if size <= 0:
+            return None, self._ffi.NULL
+        buf = np.zeros(size + WORKSPACE_ALIGNMENT, dtype=np.uint8)
+        offset = (-buf.ctypes.data) % WORKSPACE_ALIGNMENT
+        view = buf[offset:offset + size]
+        return buf, self._ffi.cast("void *", view.ctypes.data)
+
+    # -- public API ----------------------------------------------------------
+    @property
+    def functions(self) -> List[str]:
+        """Names of the exported functions, in table order."""
+        return list(self._functions)
+
+    def info(self, fn: str) -> FunctionInfo:
+        """The FunctionInfo of ``fn``; KeyError naming the available functions."""
+        try:
+            return self._functions[fn]
+        except KeyError:
+            raise KeyError(f"module '{self.name}' has no function '{fn}' "
+                           f"(available: {', '.join(self._functions) or 'none'})") from None
+
+    def __getitem__(self, fn: str):
+        self.info(fn)
+        return _BoundFunction(self, fn)
+
+    def __getattr__(self, attr: str):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        funcs = self.__dict__.get("_functions", {})
+        if attr in funcs:
+            return _BoundFunction(self, attr)
+        raise AttributeError(f"module '{self.__dict__.get('name', '?')}' has no function "
+                             f"'{attr}' (available: {', '.join(funcs) or 'none'})")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._functions))
+
+    def __repr__(self) -> str:
+        return f"<ireec module '{self.name}' from {self.path}: {', '.join(self._functions)}>"
+
+    def call(self, fn: str, *args, out=None):
+        """Call ``fn`` with numpy-convertible ``args``; return one array, a tuple for
+        several results, None for none. ``out``: result array(s) to write into (C-contiguous,
+        exact dtype and shape), returned as given.
+
+        Raises TypeError (argument count, element type, non-array), ValueError (shape) and
+        RuntimeError when the function returns a non-OK status.
+        """
+        fi = self.info(fn)
+        if len(args) != len(fi.args):
+            raise TypeError(f"{fn}: expects {len(fi.args)} argument{'s' * (len(fi.args) != 1)} "
+                            f"{fi.signature}, got {len(args)}")
+        arrays = [_check_argument(fn, i, t, a) for i, (t, a) in enumerate(zip(fi.args, args))]
+        results = self._result_arrays(fi, out)
+        ffi = self._ffi
+        argv = ffi.new("void *[]", max(1, len(arrays)))
+        for i, a in enumerate(arrays):
+            argv[i] = ffi.cast("void *", a.ctypes.data)
+        resv = ffi.new("void *[]", max(1, len(results)))
+        for i, r in enumerate(results):
+            resv[i] = ffi.cast("void *", r.ctypes.data)
+        call = self._calls[fn]
+        with self._lock:
+            status = call(ffi.cast("const void *const *", argv),
+                          ffi.cast("void *const *", resv), self._workspace_ptr)
+        del arrays  # kept alive until here
+        if status != 0:
+            raise RuntimeError(f"{fn}: call failed with status {status} "
+                               f"({STATUS_NAMES.get(int(status), 'UNKNOWN_CODE')})")
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _result_arrays(self, fi: FunctionInfo, out) -> List[np.ndarray]:
+        if out is None:
+            return [np.empty(t.shape, dtype=t.dtype) for t in fi.results]
+        outs = [out] if isinstance(out, np.ndarray) else list(out)
+        if len(outs) != len(fi.results):
+            raise TypeError(f"{fi.name}: out= has {len(outs)} arrays, the function has "
+                            f"{len(fi.results)} results")
+        for j, (t, o) in enumerate(zip(fi.results, outs)):
+            what = f"{fi.name}: out[{j}] ({t.name}) expects {t.mlir_type}"
+            if not isinstance(o, np.ndarray):
+                raise TypeError(f"{what}, got {type(o).__name__}")
+            if o.dtype != t.dtype:
+                raise TypeError(f"{what} ({t.dtype} array), got {o.dtype} array")
+            if o.shape != t.shape:
+                raise ValueError(f"{what}, got shape {o.shape}")
+            if not o.flags.c_contiguous or not o.flags.writeable:
+                raise ValueError(f"{what}: the array must be C-contiguous and writeable")
+        return outs
+
+
+class _BoundFunction:
+    """``m.fn``: calls ``m.call("fn", ...)``; ``.info`` gives its FunctionInfo."""
+
+    __slots__ = ("_module", "_name")
+
+    def __init__(self, module: LoadedModule, name: str):
+        self._module = module
+        self._name = name
+
+    @property
+    def info(self) -> FunctionInfo:
+        return self._module.info(self._name)
+
+    def __call__(self, *args, out=None):
+        return self._module.call(self._name, *args, out=out)
+
+    def __repr__(self) -> str:
+        return f"<ireec function {self.info.signature}>"
+
+
+def _describe(a) -> str:
+    if isinstance(a, (np.ndarray, np.generic)):
+        return f"{a.dtype} array of shape {tuple(np.shape(a))}"
+    return f"{type(a).__name__}"
+
+
+def _check_argument(fn: str, i: int, t: TensorInfo, a) -> np.ndarray:
+    """Argument ``a`` as a C-contiguous array of exactly ``t``'s dtype and shape."""
+    what = f"{fn}: argument {i} ({t.name}) expects {t.mlir_type}"
+    if t.element_type_name == "bf16":
+        what += " (as uint16 bf16 bits)"
+    if isinstance(a, (np.ndarray, np.generic)):
+        arr = np.asarray(a)
+        if arr.dtype != t.dtype:
+            raise TypeError(f"{what}, got {_describe(a)}")
+    else:
+        try:
+            arr = np.asarray(a)
+        except Exception as e:  # ragged lists and such
+            raise TypeError(f"{what}, got {type(a).__name__} that is not array-like: {e}") from None
+        if arr.dtype == object or arr.dtype.kind not in "biufc":
+            raise TypeError(f"{what}, got {type(a).__name__}")
+        # Python scalars and lists take the expected dtype when the cast keeps the kind
+        # (int -> float yes, float -> int no).
+        if arr.dtype != t.dtype:
+            if not np.can_cast(arr.dtype, t.dtype, casting="same_kind") or t.element_type_name == "bf16":
+                raise TypeError(f"{what}, got {type(a).__name__} of {arr.dtype} values")
+            arr = arr.astype(t.dtype)
+    if arr.shape != t.shape:
+        raise ValueError(f"{what}, got {_describe(arr)}")
+    return _contiguous(arr)
+
+
+def load(path: Union[str, os.PathLike]) -> LoadedModule:
+    """Load the ireec shared library at ``path`` (see :class:`LoadedModule`).
+
+    Raises FileNotFoundError, OSError (not loadable) or ValueError (not an ireec module,
+    ABI version mismatch, inconsistent table).
+    """
+    return LoadedModule(path)
