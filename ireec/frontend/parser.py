@@ -9,7 +9,7 @@ Errors raise :class:`CompileError` at the offending ``file:line:col``.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -35,6 +35,24 @@ _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "f8E4M3FN", 
                 "f4E2M1FN", "f6E2M3FN", "f6E3M2FN")
 _INT_TYPE = re.compile(r"(s|u)?i([0-9]+)$")
 
+# Dialect attribute hooks: dialect name -> fn(parser, name, text, loc) -> Attribute.
+# ``name`` is what follows '#' (``stablehlo.dot`` or ``stablehlo``), ``text`` the whole
+# attribute spelling with whitespace collapsed. A hook may normalize the text (e.g. to
+# upstream's canonical spelling) or consume a trailing ``: type``. Filled by dialect modules.
+DIALECT_ATTR_PARSERS: Dict[str, Callable] = {}
+
+
+def register_dialect_attr_parser(dialect: str, fn: Callable) -> None:
+    DIALECT_ATTR_PARSERS[dialect] = fn
+
+
+def _int_literal(s: str) -> int:
+    """Decimal (leading zeros allowed, as MLIR does: ``dense<[01, 02]>``) or ``0x`` hex."""
+    neg = s.startswith("-")
+    body = s[1:] if neg else s
+    v = int(body, 16) if body[:2] in ("0x", "0X") else int(body, 10)
+    return -v if neg else v
+
 
 class _Placeholder(Value):
     """A forward-referenced value, replaced when its definition is parsed."""
@@ -58,6 +76,7 @@ class Parser:
         self.block_scopes: List[Dict[str, Block]] = []
         self.default_dialects: List[str] = []
         self._line_starts = None
+        self._block_fwd_locs: Dict[int, Location] = {}
         register_source(filename, text)
 
     # ------------------------------------------------------------------ lexing
@@ -178,7 +197,7 @@ class Parser:
         if not m:
             return None
         self.pos = m.end()
-        return int(m.group(0), 0)
+        return _int_literal(m.group(0))
 
     def parse_integer(self) -> int:
         v = self.try_integer()
@@ -197,7 +216,7 @@ class Parser:
         if m:
             self.pos = m.end()
             s = m.group(0)
-            return int(s, 0), ("hex" if "x" in s else "int")
+            return _int_literal(s), ("hex" if "x" in s else "int")
         if self.try_keyword("inf"):
             return float("inf"), "float"
         if self.try_keyword("nan"):
@@ -553,6 +572,8 @@ class Parser:
             return StringAttr(s)
         if c == "@":
             return self.parse_symbol_ref()
+        if c == "(":  # a function type: function_type = (i32) -> i32
+            return TypeAttr(self.parse_type())
         if c == "-" or c.isdigit():
             return self._parse_number_attr(type_hint)
         w = self.peek_bare_id()
@@ -632,8 +653,11 @@ class Parser:
             return self.attr_aliases[name]
         if t.startswith("<", self.pos):
             self.skip_balanced("<", ">")
-        text = t[start: self.pos]
-        return OpaqueAttr(re.sub(r"\s+", " ", text))
+        text = re.sub(r"\s+", " ", t[start: self.pos])
+        hook = DIALECT_ATTR_PARSERS.get(name.split(".", 1)[0])
+        if hook is not None:
+            return hook(self, name, text, loc)
+        return OpaqueAttr(text)
 
     def _parse_number_attr(self, type_hint):
         v, kind = self.parse_number()
@@ -936,7 +960,7 @@ class Parser:
         b = scope.get(name)
         if b is None:
             b = Block()
-            b._forward_loc = loc  # type: ignore[attr-defined]
+            self._block_fwd_locs[id(b)] = loc
             scope[name] = b
         return b
 
@@ -994,7 +1018,7 @@ class Parser:
             self.expect("}")
             for name, b in self.block_scopes[-1].items():
                 if b.parent is None:
-                    raise CompileError(f"reference to an undefined block '{name}'", getattr(b, "_forward_loc", None))
+                    raise CompileError(f"reference to an undefined block '{name}'", self._block_fwd_locs.get(id(b)))
             if isolated and self.forward:
                 name, ph = next(iter(self.forward.items()))
                 raise CompileError(f"use of undeclared SSA value name '{name}'", ph.ref_loc)

@@ -1,0 +1,134 @@
+"""cf dialect: unstructured control flow between blocks.
+
+Pretty syntax as mlir-opt prints it (https://mlir.llvm.org/docs/Dialects/ControlFlowDialect/):
+
+    cf.br ^bb1(%a : i32)
+    cf.cond_br %c, ^bb1(%a : i32), ^bb2
+    cf.switch %flag : i32, [
+      default: ^bb1(%a : i32),
+      42: ^bb2
+    ]
+    cf.assert %ok, "message"
+
+Successor operands are the op's operands after the condition/flag; ``cf.cond_br`` carries
+``operandSegmentSizes = array<i32: 1, nTrue, nFalse>``; ``cf.switch`` carries ``case_values``
+(``dense<[..]> : vector<Nxi32>``), ``case_operand_segments`` and ``operandSegmentSizes``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import types as T
+from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, StringAttr
+from ..ir.core import Operation
+from .registry import register
+from .tensor import segment_sizes, split_segments
+
+
+def _successor_str(pr, block, values) -> str:
+    s = pr.block_names.get(block, "^bb?")
+    if values:
+        s += "(" + ", ".join(pr.name_of(v) for v in values) + " : " + \
+             ", ".join(str(v.type) for v in values) + ")"
+    return s
+
+
+def _parse_br(p, name, loc):
+    dest, vals = p.parse_successor_with_args()
+    attrs = p.parse_optional_attr_dict()
+    return Operation(name, vals, [], attrs, successors=[dest], loc=loc)
+
+
+def _print_br(pr, op):
+    pr.write(" " + _successor_str(pr, op.successors[0], op.operands))
+    pr.print_attr_dict(op.attributes)
+
+
+def _parse_cond_br(p, name, loc):
+    cond = p.parse_operand()
+    p.expect(",")
+    t_dest, t_vals = p.parse_successor_with_args()
+    p.expect(",")
+    f_dest, f_vals = p.parse_successor_with_args()
+    attrs = p.parse_optional_attr_dict()
+    attrs["operandSegmentSizes"] = segment_sizes(1, len(t_vals), len(f_vals))
+    return Operation(name, [p.resolve(cond, T.i1)] + t_vals + f_vals, [], attrs,
+                     successors=[t_dest, f_dest], loc=loc)
+
+
+def _print_cond_br(pr, op):
+    _, t_vals, f_vals = split_segments(op)
+    pr.write(f" {pr.name_of(op.operands[0])}, {_successor_str(pr, op.successors[0], t_vals)}, "
+             f"{_successor_str(pr, op.successors[1], f_vals)}")
+    pr.print_attr_dict(op.attributes, elided=("operandSegmentSizes",))
+
+
+def _parse_switch(p, name, loc):
+    flag = p.parse_operand()
+    p.expect(":")
+    ft = p.parse_type()
+    p.expect(",")
+    p.expect("[")
+    p.expect_keyword("default")
+    p.expect(":")
+    default, default_vals = p.parse_successor_with_args()
+    cases, dests, case_vals = [], [], []
+    while p.try_punct(","):
+        cases.append(p.parse_integer())
+        p.expect(":")
+        d, vals = p.parse_successor_with_args()
+        dests.append(d)
+        case_vals.append(vals)
+    p.expect("]")
+    attrs = p.parse_optional_attr_dict()
+    if cases:
+        vt = T.VectorType((len(cases),), ft)
+        attrs["case_values"] = DenseElementsAttr(np.array(cases, dtype=T.numpy_dtype(ft)), vt)
+    attrs["case_operand_segments"] = DenseArrayAttr(T.i32, tuple(len(v) for v in case_vals))
+    n_case = sum(len(v) for v in case_vals)
+    attrs["operandSegmentSizes"] = segment_sizes(1, len(default_vals), n_case)
+    operands = [p.resolve(flag, ft)] + default_vals + [v for vs in case_vals for v in vs]
+    return Operation(name, operands, [], attrs, successors=[default] + dests, loc=loc)
+
+
+def _print_switch(pr, op):
+    _, default_vals, case_ops = split_segments(op)
+    flag = op.operands[0]
+    pr.write(f" {pr.name_of(flag)} : {flag.type}, [")
+    pr.indent += 1
+    pr.newline()
+    pr.write("default: " + _successor_str(pr, op.successors[0], default_vals))
+    cv = op.attributes.get("case_values")
+    values = cv.array.reshape(-1).tolist() if cv is not None else []
+    segs = op.attributes["case_operand_segments"].value
+    i = 0
+    for k, (v, n) in enumerate(zip(values, segs)):
+        pr.write(",")
+        pr.newline()
+        pr.write(f"{v}: " + _successor_str(pr, op.successors[k + 1], case_ops[i: i + n]))
+        i += n
+    pr.indent -= 1
+    pr.newline()
+    pr.write("]")
+    pr.print_attr_dict(op.attributes, elided=("case_values", "case_operand_segments",
+                                              "operandSegmentSizes"))
+
+
+def _parse_assert(p, name, loc):
+    cond = p.parse_operand()
+    p.expect(",")
+    msg = p.parse_string()
+    attrs = p.parse_optional_attr_dict()
+    attrs = {"msg": StringAttr(msg), **attrs}
+    return Operation(name, [p.resolve(cond, T.i1)], [], attrs, loc=loc)
+
+
+def _print_assert(pr, op):
+    pr.write(f" {pr.name_of(op.operands[0])}, {op.attributes['msg']}")
+    pr.print_attr_dict(op.attributes, elided=("msg",))
+
+
+register("cf.br", _parse_br, _print_br, traits=("terminator",))
+register("cf.cond_br", _parse_cond_br, _print_cond_br, traits=("terminator",))
+register("cf.switch", _parse_switch, _print_switch, traits=("terminator",))
+register("cf.assert", _parse_assert, _print_assert)

@@ -1,0 +1,89 @@
+"""math dialect: elementwise transcendental and rounding functions.
+
+Pretty syntax as mlir-opt prints it (https://mlir.llvm.org/docs/Dialects/MathOps/):
+
+    %y = math.exp %x fastmath<fast> : f32          (unary:  ``$operand flags attr-dict : type``)
+    %z = math.powf %x, %y : tensor<4xf32>          (binary: ``$lhs, $rhs flags attr-dict : type``)
+    %w = math.fma %a, %b, %c : f32
+    %p = math.fpowi %x, %n : f32, i32              (types of both operands)
+    %b = math.isnan %x : f32                       (result i1, or shaped i1)
+
+``fastmath`` is an OpaqueAttr (``#arith.fastmath<...>``) present only when written.
+"""
+from __future__ import annotations
+
+from ..ir import types as T
+from ..ir.core import Operation
+from .arith import (FLAG_ATTRS, parse_binary, parse_flags, parse_unary, print_binary,
+                    print_flags, print_unary, with_element_type)
+from .registry import register
+
+FLOAT_UNARY = ("absf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "cos",
+               "cosh", "erf", "erfc", "exp", "exp2", "expm1", "floor", "log", "log10", "log1p",
+               "log2", "round", "roundeven", "rsqrt", "sin", "sinh", "sqrt", "tan", "tanh",
+               "trunc")
+INT_UNARY = ("absi", "ctlz", "cttz", "ctpop")
+FLOAT_BINARY = ("atan2", "copysign", "powf")
+INT_BINARY = ("ipowi",)
+PREDICATES = ("isfinite", "isinf", "isnan", "isnormal")
+
+
+def _parse_fma(p, name, loc):
+    refs = [p.parse_operand()]
+    for _ in range(2):
+        p.expect(",")
+        refs.append(p.parse_operand())
+    attrs = parse_flags(p)
+    attrs.update(p.parse_optional_attr_dict())
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, p.resolve_list(refs, [t, t, t]), [t], attrs, loc=loc)
+
+
+def _parse_fpowi(p, name, loc):
+    a = p.parse_operand()
+    p.expect(",")
+    b = p.parse_operand()
+    attrs = parse_flags(p)
+    attrs.update(p.parse_optional_attr_dict())
+    p.expect(":")
+    ta = p.parse_type()
+    p.expect(",")
+    tb = p.parse_type()
+    return Operation(name, [p.resolve(a, ta), p.resolve(b, tb)], [ta], attrs, loc=loc)
+
+
+def _print_fpowi(pr, op):
+    pr.write(" ")
+    pr.print_operands(op.operands)
+    print_flags(pr, op)
+    pr.print_attr_dict(op.attributes, elided=FLAG_ATTRS)
+    pr.write(f" : {op.operands[0].type}, {op.operands[1].type}")
+
+
+def _parse_predicate(p, name, loc):
+    a = p.parse_operand()
+    attrs = parse_flags(p)
+    attrs.update(p.parse_optional_attr_dict())
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, [p.resolve(a, t)], [with_element_type(t, T.i1)], attrs, loc=loc)
+
+
+def _print_predicate(pr, op):
+    pr.write(" ")
+    pr.print_operand(op.operands[0])
+    print_flags(pr, op)
+    pr.print_attr_dict(op.attributes, elided=FLAG_ATTRS)
+    pr.write(f" : {op.operands[0].type}")
+
+
+_TRAITS = ("pure", "elementwise")
+for _n in FLOAT_UNARY + INT_UNARY:
+    register(f"math.{_n}", parse_unary, print_unary, traits=_TRAITS)
+for _n in FLOAT_BINARY + INT_BINARY:
+    register(f"math.{_n}", parse_binary, print_binary, traits=_TRAITS)
+register("math.fma", _parse_fma, print_binary, traits=_TRAITS)
+register("math.fpowi", _parse_fpowi, _print_fpowi, traits=_TRAITS)
+for _n in PREDICATES:
+    register(f"math.{_n}", _parse_predicate, _print_predicate, traits=_TRAITS)

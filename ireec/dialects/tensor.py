@@ -1,0 +1,508 @@
+"""tensor dialect: creation, element access, slicing, reshaping and padding of tensors.
+
+Pretty syntax as mlir-opt prints it (https://mlir.llvm.org/docs/Dialects/TensorOps/):
+
+    %e = tensor.empty(%d) : tensor<?x4xf32>
+    %x = tensor.extract %t[%i, %j] : tensor<4x4xf32>
+    %u = tensor.insert %x into %t[%i, %j] : tensor<4x4xf32>
+    %s = tensor.extract_slice %t[0, %o] [2, 2] [1, 1] : tensor<4x4xf32> to tensor<2x2xf32>
+    %v = tensor.insert_slice %s into %t[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<4x4xf32>
+    %r = tensor.expand_shape %t [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+    %c = tensor.collapse_shape %r [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+    %p = tensor.pad %t low[0, 1] high[2, %h] { ^bb0(%i: index, %j: index): tensor.yield %z : f32 }
+             : tensor<4x4xf32> to tensor<6x?xf32>
+    tensor.cast / dim / splat / from_elements / generate / concat / bitcast / reshape / rank / yield
+
+Mixed static/dynamic lists (offsets, sizes, ``low``...) follow MLIR's DynamicIndexList: a
+``static_*`` DenseArrayAttr(i64) holds every entry, with :data:`K_DYNAMIC` where the value
+is an SSA operand. Ops with several variadic operand groups carry ``operandSegmentSizes``.
+The helpers for those lists are shared with the memref dialect.
+"""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from ..ir import types as T
+from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, UnitAttr
+from ..ir.core import Block, Operation, Value
+from .registry import register
+
+K_DYNAMIC = -9223372036854775808  # ShapedType::kDynamic
+
+
+# ------------------------------------------------------------------ shared helpers
+def i64_array(vals: Sequence[int]) -> DenseArrayAttr:
+    return DenseArrayAttr(T.i64, tuple(int(v) for v in vals))
+
+
+def segment_sizes(*sizes: int) -> DenseArrayAttr:
+    """``operandSegmentSizes = array<i32: ...>``."""
+    return DenseArrayAttr(T.i32, tuple(int(s) for s in sizes))
+
+
+def split_segments(op: Operation, sizes: Sequence[int] = None) -> List[List[Value]]:
+    """The operand groups of ``op`` as given by its ``operandSegmentSizes``."""
+    if sizes is None:
+        sizes = op.attributes["operandSegmentSizes"].value
+    out, i = [], 0
+    for n in sizes:
+        out.append(op.operands[i: i + n])
+        i += n
+    return out
+
+
+def parse_dynamic_index_list(p) -> Tuple[List[int], list]:
+    """``[0, %a, 4]`` → (static values with K_DYNAMIC for SSA entries, operand refs)."""
+    static, refs = [], []
+    p.expect("[")
+    if p.try_punct("]"):
+        return static, refs
+    while True:
+        if p.peek("%"):
+            refs.append(p.parse_operand())
+            static.append(K_DYNAMIC)
+        else:
+            static.append(p.parse_integer())
+        if not p.try_punct(","):
+            break
+    p.expect("]")
+    return static, refs
+
+
+def dynamic_index_list_str(pr, static: Sequence[int], values: Sequence[Value]) -> str:
+    """Inverse of :func:`parse_dynamic_index_list` (``[0, %1, 4]``)."""
+    it = iter(values)
+    parts = [pr.name_of(next(it)) if s == K_DYNAMIC else str(s) for s in static]
+    return "[" + ", ".join(parts) + "]"
+
+
+def parse_reassociation(p) -> ArrayAttr:
+    """``[[0, 1], [2]]`` → ArrayAttr of ArrayAttr of IntegerAttr(i64)."""
+    groups = []
+    p.expect("[")
+    if not p.try_punct("]"):
+        while True:
+            p.expect("[")
+            g = []
+            if not p.try_punct("]"):
+                while True:
+                    g.append(IntegerAttr(p.parse_integer(), T.i64))
+                    if not p.try_punct(","):
+                        break
+                p.expect("]")
+            groups.append(ArrayAttr(tuple(g)))
+            if not p.try_punct(","):
+                break
+        p.expect("]")
+    return ArrayAttr(tuple(groups))
+
+
+def reassociation_str(a: ArrayAttr) -> str:
+    return "[" + ", ".join("[" + ", ".join(str(x.value) for x in g) + "]" for g in a) + "]"
+
+
+def reassociation(op: Operation) -> List[List[int]]:
+    """The ``reassociation`` groups of an expand/collapse_shape as lists of ints."""
+    return [[x.value for x in g] for g in op.attributes["reassociation"]]
+
+
+def static_list(op: Operation, name: str) -> List[int]:
+    """A ``static_*`` DenseArrayAttr as a list (K_DYNAMIC marks SSA entries)."""
+    return list(op.attributes[name].value)
+
+
+def _index_values(p, refs) -> List[Value]:
+    return p.resolve_list(refs, [T.index] * len(refs))
+
+
+def _from_to(p, kw: str = "to"):
+    p.expect(":")
+    src = p.parse_type()
+    p.expect_keyword(kw)
+    return src, p.parse_type()
+
+
+# ------------------------------------------------------------------------- empty
+def _parse_empty(p, name, loc):
+    refs = p.parse_operand_list("()")
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, _index_values(p, refs), [t], attrs, loc=loc)
+
+
+def _print_empty(pr, op):
+    pr.write("(")
+    pr.print_operands(op.operands)
+    pr.write(")")
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.results[0].type}")
+
+
+# ------------------------------------------------------------ extract / insert
+def _parse_extract(p, name, loc):
+    src = p.parse_operand()
+    idx = p.parse_operand_list("[]")
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, [p.resolve(src, t)] + _index_values(p, idx), [t.element_type], attrs,
+                     loc=loc)
+
+
+def _print_extract(pr, op):
+    pr.write(" " + pr.name_of(op.operands[0]) + "[")
+    pr.print_operands(op.operands[1:])
+    pr.write("]")
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.operands[0].type}")
+
+
+def _parse_insert(p, name, loc):
+    val = p.parse_operand()
+    p.expect_keyword("into")
+    dest = p.parse_operand()
+    idx = p.parse_operand_list("[]")
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    ops = [p.resolve(val, t.element_type), p.resolve(dest, t)] + _index_values(p, idx)
+    return Operation(name, ops, [t], attrs, loc=loc)
+
+
+def _print_insert(pr, op):
+    pr.write(f" {pr.name_of(op.operands[0])} into {pr.name_of(op.operands[1])}[")
+    pr.print_operands(op.operands[2:])
+    pr.write("]")
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.results[0].type}")
+
+
+# --------------------------------------------------------------------- slices
+_SLICE_ATTRS = ("static_offsets", "static_sizes", "static_strides")
+
+
+def parse_offsets_sizes_strides(p):
+    """Three DynamicIndexLists: returns (attrs without segments, [off, size, stride] refs)."""
+    attrs, groups = {}, []
+    for a in _SLICE_ATTRS:
+        static, refs = parse_dynamic_index_list(p)
+        attrs[a] = i64_array(static)
+        groups.append(refs)
+    return attrs, groups
+
+
+def offsets_sizes_strides_str(pr, op: Operation, dyn_groups) -> str:
+    return " ".join(dynamic_index_list_str(pr, op.attributes[a].value, vals)
+                    for a, vals in zip(_SLICE_ATTRS, dyn_groups))
+
+
+def _parse_extract_slice(p, name, loc):
+    src = p.parse_operand()
+    attrs, groups = parse_offsets_sizes_strides(p)
+    attrs.update(p.parse_optional_attr_dict())
+    st, rt = _from_to(p)
+    ops = [p.resolve(src, st)] + [v for g in groups for v in _index_values(p, g)]
+    attrs["operandSegmentSizes"] = segment_sizes(1, *(len(g) for g in groups))
+    return Operation(name, ops, [rt], attrs, loc=loc)
+
+
+def _print_extract_slice(pr, op):
+    _, off, sz, st = split_segments(op)
+    pr.write(" " + pr.name_of(op.operands[0]) + offsets_sizes_strides_str(pr, op, (off, sz, st)))
+    pr.print_attr_dict(op.attributes, elided=_SLICE_ATTRS + ("operandSegmentSizes",))
+    pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
+
+
+def _parse_insert_slice(p, name, loc):
+    src = p.parse_operand()
+    p.expect_keyword("into")
+    dest = p.parse_operand()
+    attrs, groups = parse_offsets_sizes_strides(p)
+    attrs.update(p.parse_optional_attr_dict())
+    st, dt = _from_to(p, "into")
+    ops = [p.resolve(src, st), p.resolve(dest, dt)] + [v for g in groups for v in _index_values(p, g)]
+    attrs["operandSegmentSizes"] = segment_sizes(1, 1, *(len(g) for g in groups))
+    return Operation(name, ops, [dt], attrs, loc=loc)
+
+
+def _print_insert_slice(pr, op):
+    _, _, off, sz, st = split_segments(op)
+    pr.write(f" {pr.name_of(op.operands[0])} into {pr.name_of(op.operands[1])}"
+             + offsets_sizes_strides_str(pr, op, (off, sz, st)))
+    pr.print_attr_dict(op.attributes, elided=_SLICE_ATTRS + ("operandSegmentSizes",))
+    pr.write(f" : {op.operands[0].type} into {op.results[0].type}")
+
+
+# ------------------------------------------------------------------ reshapes
+def parse_expand_shape(p, name, loc):
+    """``%src [[0, 1], [2]] output_shape [2, %d, 4] attr-dict : t into t2``."""
+    src = p.parse_operand()
+    attrs = {"reassociation": parse_reassociation(p)}
+    refs, static = [], None
+    if p.try_keyword("output_shape"):
+        static, refs = parse_dynamic_index_list(p)
+    attrs.update(p.parse_optional_attr_dict())
+    st, rt = _from_to(p, "into")
+    if static is None:  # syntax before output_shape existed: static result shapes only
+        if not rt.has_static_shape:
+            raise p.error("expand_shape with a dynamic result needs 'output_shape [...]'", loc)
+        static = list(rt.shape)
+    attrs["static_output_shape"] = i64_array(static)
+    return Operation(name, [p.resolve(src, st)] + _index_values(p, refs), [rt], attrs, loc=loc)
+
+
+def print_expand_shape(pr, op):
+    pr.write(f" {pr.name_of(op.operands[0])} {reassociation_str(op.attributes['reassociation'])}"
+             f" output_shape "
+             + dynamic_index_list_str(pr, op.attributes["static_output_shape"].value, op.operands[1:]))
+    pr.print_attr_dict(op.attributes, elided=("reassociation", "static_output_shape"))
+    pr.write(f" : {op.operands[0].type} into {op.results[0].type}")
+
+
+def parse_collapse_shape(p, name, loc):
+    src = p.parse_operand()
+    attrs = {"reassociation": parse_reassociation(p)}
+    attrs.update(p.parse_optional_attr_dict())
+    st, rt = _from_to(p, "into")
+    return Operation(name, [p.resolve(src, st)], [rt], attrs, loc=loc)
+
+
+def print_collapse_shape(pr, op):
+    pr.write(f" {pr.name_of(op.operands[0])} {reassociation_str(op.attributes['reassociation'])}")
+    pr.print_attr_dict(op.attributes, elided=("reassociation",))
+    pr.write(f" : {op.operands[0].type} into {op.results[0].type}")
+
+
+def _parse_reshape(p, name, loc):
+    src = p.parse_operand()
+    p.expect("(")
+    shape = p.parse_operand()
+    p.expect(")")
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    ft = p.parse_type()
+    if not isinstance(ft, T.FunctionType) or len(ft.inputs) != 2 or len(ft.results) != 1:
+        raise p.error("expected '(source type, shape type) -> result type'", loc)
+    return Operation(name, [p.resolve(src, ft.inputs[0]), p.resolve(shape, ft.inputs[1])],
+                     list(ft.results), attrs, loc=loc)
+
+
+def _print_reshape(pr, op):
+    pr.write(f" {pr.name_of(op.operands[0])}({pr.name_of(op.operands[1])})")
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : ({op.operands[0].type}, {op.operands[1].type}) -> {op.results[0].type}")
+
+
+# ------------------------------------------------------------- simple casts
+def parse_source_to(p, name, loc):
+    """``%src attr-dict : t to t2`` (tensor.cast, tensor.bitcast, memref.cast)."""
+    src = p.parse_operand()
+    attrs = p.parse_optional_attr_dict()
+    st, rt = _from_to(p)
+    return Operation(name, [p.resolve(src, st)], [rt], attrs, loc=loc)
+
+
+def print_source_to(pr, op):
+    pr.write(" " + pr.name_of(op.operands[0]))
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
+
+
+def parse_dim(p, name, loc):
+    """``attr-dict %src, %index : type`` (tensor.dim, memref.dim)."""
+    attrs = p.parse_optional_attr_dict()
+    src = p.parse_operand()
+    p.expect(",")
+    idx = p.parse_operand()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, [p.resolve(src, t), p.resolve(idx, T.index)], [T.index], attrs, loc=loc)
+
+
+def print_dim(pr, op):
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" {pr.name_of(op.operands[0])}, {pr.name_of(op.operands[1])} : {op.operands[0].type}")
+
+
+def parse_operand_colon_type(p, name, loc, result=False):
+    src = p.parse_operand()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, [p.resolve(src, t)], [T.index] if result else [], attrs, loc=loc)
+
+
+def print_operand_colon_type(pr, op):
+    pr.write(" " + pr.name_of(op.operands[0]))
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.operands[0].type}")
+
+
+# ------------------------------------------------- splat / from_elements / concat
+def _parse_splat(p, name, loc):
+    val = p.parse_operand()
+    refs = p.parse_operand_list("[]") if p.peek("[") else []
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, [p.resolve(val, t.element_type)] + _index_values(p, refs), [t], attrs,
+                     loc=loc)
+
+
+def _print_splat(pr, op):
+    pr.write(" " + pr.name_of(op.operands[0]))
+    if len(op.operands) > 1:
+        pr.write("[")
+        pr.print_operands(op.operands[1:])
+        pr.write("]")
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.results[0].type}")
+
+
+def _parse_from_elements(p, name, loc):
+    refs = p.parse_operand_list()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, p.resolve_list(refs, [t.element_type] * len(refs)), [t], attrs, loc=loc)
+
+
+def _print_from_elements(pr, op):
+    if op.operands:
+        pr.write(" ")
+        pr.print_operands(op.operands)
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.results[0].type}")
+
+
+def _parse_concat(p, name, loc):
+    p.expect_keyword("dim")
+    p.expect("(")
+    dim = p.parse_integer()
+    p.expect(")")
+    refs = p.parse_operand_list()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    ft = p.parse_type()
+    if not isinstance(ft, T.FunctionType):
+        raise p.error("expected functional type after tensor.concat", loc)
+    attrs = {"dim": IntegerAttr(dim, T.i64), **attrs}
+    return Operation(name, p.resolve_list(refs, ft.inputs), list(ft.results), attrs, loc=loc)
+
+
+def _print_concat(pr, op):
+    pr.write(f" dim({op.attributes['dim'].value}) ")
+    pr.print_operands(op.operands)
+    pr.print_attr_dict(op.attributes, elided=("dim",))
+    pr.write(" : " + str(T.FunctionType(tuple(v.type for v in op.operands),
+                                        tuple(op.result_types))))
+
+
+# ------------------------------------------------------------ pad / generate
+def _parse_pad(p, name, loc):
+    src = p.parse_operand()
+    attrs = {}
+    if p.try_keyword("nofold"):
+        attrs["nofold"] = UnitAttr()
+    p.expect_keyword("low")
+    low, low_refs = parse_dynamic_index_list(p)
+    p.expect_keyword("high")
+    high, high_refs = parse_dynamic_index_list(p)
+    region = p.parse_region()
+    attrs.update(p.parse_optional_attr_dict())
+    st, rt = _from_to(p)
+    attrs["static_low"] = i64_array(low)
+    attrs["static_high"] = i64_array(high)
+    attrs["operandSegmentSizes"] = segment_sizes(1, len(low_refs), len(high_refs))
+    ops = [p.resolve(src, st)] + _index_values(p, low_refs) + _index_values(p, high_refs)
+    return Operation(name, ops, [rt], attrs, regions=[region], loc=loc)
+
+
+def _print_pad(pr, op):
+    _, low, high = split_segments(op)
+    pr.write(" " + pr.name_of(op.operands[0]))
+    if "nofold" in op.attributes:
+        pr.write(" nofold")
+    pr.write(" low" + dynamic_index_list_str(pr, op.attributes["static_low"].value, low))
+    pr.write(" high" + dynamic_index_list_str(pr, op.attributes["static_high"].value, high))
+    pr.write(" ")
+    pr.print_region(op.regions[0])
+    pr.print_attr_dict(op.attributes, elided=("nofold", "static_low", "static_high",
+                                              "operandSegmentSizes"))
+    pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
+
+
+def pad_low_high(op: Operation) -> Tuple[List[int], List[int]]:
+    """Static low/high padding of a tensor.pad (K_DYNAMIC where an SSA value is used)."""
+    return static_list(op, "static_low"), static_list(op, "static_high")
+
+
+def pad_value(op: Operation):
+    """The value a tensor.pad yields, if it is defined outside the region (else None)."""
+    y = op.regions[0].blocks[0].terminator
+    v = y.operands[0] if y is not None and y.operands else None
+    if v is None:
+        return None
+    owner = v.owner
+    blk = owner if isinstance(owner, Block) else owner.parent
+    return None if blk is op.regions[0].blocks[0] else v
+
+
+def _parse_generate(p, name, loc):
+    refs = p.parse_operand_list()
+    region = p.parse_region()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, _index_values(p, refs), [t], attrs, regions=[region], loc=loc)
+
+
+def _print_generate(pr, op):
+    if op.operands:
+        pr.write(" ")
+        pr.print_operands(op.operands)
+    pr.write(" ")
+    pr.print_region(op.regions[0])
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.results[0].type}")
+
+
+# ------------------------------------------------------------------------ yield
+def _parse_yield(p, name, loc):
+    refs = p.parse_operand_list()
+    attrs = p.parse_optional_attr_dict()
+    types = p.parse_colon_type_list() if refs else []
+    return Operation(name, p.resolve_list(refs, types), [], attrs, loc=loc)
+
+
+def _print_yield(pr, op):
+    if op.operands:
+        pr.write(" ")
+        pr.print_operands(op.operands)
+    pr.print_attr_dict(op.attributes)
+    if op.operands:
+        pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
+
+
+# ----------------------------------------------------------------- registration
+_PURE = ("pure",)
+register("tensor.empty", _parse_empty, _print_empty, traits=_PURE)
+register("tensor.extract", _parse_extract, _print_extract, traits=_PURE)
+register("tensor.insert", _parse_insert, _print_insert, traits=_PURE)
+register("tensor.extract_slice", _parse_extract_slice, _print_extract_slice, traits=_PURE)
+register("tensor.insert_slice", _parse_insert_slice, _print_insert_slice, traits=_PURE)
+register("tensor.expand_shape", parse_expand_shape, print_expand_shape, traits=_PURE)
+register("tensor.collapse_shape", parse_collapse_shape, print_collapse_shape, traits=_PURE)
+register("tensor.reshape", _parse_reshape, _print_reshape, traits=_PURE)
+register("tensor.cast", parse_source_to, print_source_to, traits=_PURE)
+register("tensor.bitcast", parse_source_to, print_source_to, traits=_PURE)
+register("tensor.dim", parse_dim, print_dim, traits=_PURE)
+register("tensor.rank", lambda p, n, l: parse_operand_colon_type(p, n, l, result=True),
+         print_operand_colon_type, traits=_PURE)
+register("tensor.splat", _parse_splat, _print_splat, traits=_PURE)
+register("tensor.from_elements", _parse_from_elements, _print_from_elements, traits=_PURE)
+register("tensor.concat", _parse_concat, _print_concat, traits=_PURE)
+register("tensor.pad", _parse_pad, _print_pad, traits=_PURE)
+register("tensor.generate", _parse_generate, _print_generate, traits=_PURE)
+register("tensor.yield", _parse_yield, _print_yield, traits=("terminator",))

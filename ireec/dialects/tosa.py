@@ -1,0 +1,303 @@
+"""tosa dialect (TOSA v1.0 as MLIR defines it), pretty and generic.
+
+Two pretty syntaxes are read, because TOSA's changed between MLIR versions:
+
+* older (torch-mlir's print): ``tosa.transpose %x {perms = array<i32: 1, 0>} : (T) -> R``,
+  ``tosa.clamp %x {max_val = 3.4e+38 : f32, min_val = 0.0 : f32} : (T) -> R``;
+* newer (IREE 3.13's iree-opt): inherent attributes as ``name(value)`` after the operands,
+  with the attribute's type stripped where ODS knows it: ``tosa.transpose %x perms([1, 0])``,
+  ``tosa.reduce_max %x axis(1)``, ``tosa.conv2d ... pad([2, 2, 2, 2]) acc_type(f32)``,
+  ``tosa.const values(dense<...> : tensor<1xf32>) : () -> tensor<1xf32>``.
+
+Both give the same Operation: attribute names and kinds as in ``TosaOps.td``
+(``perms`` is ``array<i32: ...>``, ``kernel``/``stride``/``pad``/``dilation`` are
+``array<i64: ...>``, ``axis`` is an i32 integer, ``acc_type`` a type attribute...).
+Ops print in the older form ``tosa.op %a, %b {attrs} : (T1, T2) -> R``, which every MLIR
+version reads; ``tosa.const`` prints generic. v1.0 operands (zero points of ``matmul`` /
+``negate`` / ``conv2d``, ``shift`` of ``mul``, ``!tosa.shape<N>`` operands of ``reshape`` /
+``pad`` / ``slice`` / ``tile``) are ordinary operands.
+
+``tosa.cond_if`` / ``tosa.while_loop`` use their custom syntax
+(``tosa.cond_if %c [(%a = %x, ...)] : tensor<i1> [(T...)] -> R { ... } else { ... }``,
+``tosa.while_loop (%a = %x, ...) : (T...) -> R { cond } do { body }``); the generic form
+(``"tosa.cond_if"(%c, %x...) ({...}, {...})``) is read too.
+
+Traits: ``elementwise`` (+ ``broadcasting``: TOSA binary ops broadcast size-1 axes),
+``pure``, ``terminator`` on ``tosa.yield``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List
+
+from ..frontend.parser import register_dialect_attr_parser
+from ..ir import types as T
+from ..ir.attributes import (Attribute, DenseArrayAttr, IntegerAttr, OpaqueAttr, TypeAttr)
+from ..ir.core import Operation
+from ..ir.diagnostics import CompileError
+from .registry import register as _register
+from .stablehlo import safe_printer
+
+
+def register(name, parse=None, print_=None, traits=()):
+    _register(name, parse, safe_printer(print_), traits=traits)
+from .stablehlo import _tidy, enum_value  # noqa: F401  (enum_value re-exported for users)
+
+# Attributes that the newer syntax prints without their type: value kinds per ODS.
+_I32_ARRAYS = {"perms"}
+_TYPE_ATTRS = {"acc_type"}
+_I64_INTS = {"min_int", "max_int", "new_shape"}
+_ENUM_KIND = {"nan_mode": "nan_mode", "rounding_mode": "rounding_mode", "mode": "resize_mode",
+              "block_size": "block_size"}
+
+
+def _hook(p, name, text, loc):
+    return OpaqueAttr(_tidy(text))
+
+
+register_dialect_attr_parser("tosa", _hook)
+
+
+def _parse_prop_value(p, key: str) -> Attribute:
+    """The value inside ``key(...)`` of the newer syntax."""
+    if key in _TYPE_ATTRS:
+        return TypeAttr(p.parse_type())
+    if p.peek("["):
+        p.expect("[")
+        vals: List[int] = []
+        if not p.try_punct("]"):
+            while True:
+                if p.try_keyword("true"):
+                    vals.append(1)
+                elif p.try_keyword("false"):
+                    vals.append(0)
+                else:
+                    vals.append(p.parse_integer())
+                if not p.try_punct(","):
+                    break
+            p.expect("]")
+        return DenseArrayAttr(T.i32 if key in _I32_ARRAYS else T.i64, tuple(vals))
+    w = p.peek_bare_id()
+    if w is not None and re.fullmatch(r"[A-Z][A-Z0-9_]*", w):
+        # A stripped enum: nan_mode(PROPAGATE) -> #tosa<nan_mode PROPAGATE>
+        p.parse_bare_id()
+        return OpaqueAttr(f"#tosa<{_ENUM_KIND.get(key, key)} {w}>")
+    hint = T.i64 if key in _I64_INTS else T.i32
+    return p.parse_attribute(type_hint=hint)
+
+
+def _looks_like_prop(p) -> bool:
+    w = p.peek_bare_id()
+    return w is not None and p.text.startswith("(", p.pos + len(w))
+
+
+def parse_tosa_op(p, name, loc):
+    """``tosa.op [operands] [name(value)...] [attr-dict] : (T...) -> R``."""
+    refs = p.parse_operand_list()
+    attrs: Dict[str, Attribute] = {}
+    while _looks_like_prop(p):
+        key = p.parse_bare_id()
+        p.expect("(")
+        attrs[key] = _parse_prop_value(p, key)
+        p.expect(")")
+    attrs.update(p.parse_optional_attr_dict())
+    p.expect(":")
+    tloc = p.loc()
+    t = p.parse_type()
+    if not isinstance(t, T.FunctionType):
+        raise CompileError(f"expected a function type '(...) -> ...', found '{t}'", tloc)
+    if len(refs) != len(t.inputs):
+        raise CompileError(f"{len(refs)} operands present, but expected {len(t.inputs)}", loc)
+    return Operation(name, p.resolve_list(refs, t.inputs), t.results, dict(sorted(attrs.items())),
+                     loc=loc)
+
+
+def print_tosa_op(pr, op):
+    if op.operands:
+        pr.write(" ")
+        pr.print_operands(op.operands)
+    pr.print_attr_dict(op.attributes)
+    pr.write(" : " + str(T.FunctionType(tuple(v.type for v in op.operands),
+                                        tuple(op.result_types))))
+
+
+def _parse_yield(p, name, loc):
+    refs = p.parse_operand_list()
+    attrs = p.parse_optional_attr_dict()
+    types = p.parse_colon_type_list() if refs else []
+    return Operation(name, p.resolve_list(refs, types), (), attrs, loc=loc)
+
+
+def _print_yield(pr, op):
+    if op.operands:
+        pr.write(" ")
+        pr.print_operands(op.operands)
+    pr.print_attr_dict(op.attributes)
+    if op.operands:
+        pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
+
+
+def _parse_init_list(p):
+    """``(%a = %x, %b = %y)`` → ([region arg refs], [operand refs])."""
+    args, refs = [], []
+    p.expect("(")
+    if not p.try_punct(")"):
+        while True:
+            args.append(p.parse_operand())
+            p.expect("=")
+            refs.append(p.parse_operand())
+            if not p.try_punct(","):
+                break
+        p.expect(")")
+    return args, refs
+
+
+def _parse_cond_if(p, name, loc):
+    cond = p.parse_operand()
+    args, refs = ([], [])
+    if p.peek("("):
+        args, refs = _parse_init_list(p)
+    p.expect(":")
+    cond_t = p.parse_type()
+    in_types: List[T.Type] = []
+    if p.peek("(") and not p.peek("()"):
+        in_types = p.parse_type_list_parens()
+    elif p.peek("()"):
+        p.parse_type_list_parens()
+    p.expect("->")
+    outs = p.parse_result_types()
+    if len(in_types) != len(refs):
+        raise CompileError(f"{len(refs)} inputs present, but {len(in_types)} types given", loc)
+    operands = [p.resolve(cond, cond_t)] + p.resolve_list(refs, in_types)
+    op = Operation(name, operands, outs, loc=loc)
+    entry = list(zip(args, in_types))
+    op.add_region(p.parse_region(entry_args=entry))
+    p.expect_keyword("else")
+    op.add_region(p.parse_region(entry_args=entry))
+    op.attributes.update(p.parse_optional_attr_dict())
+    return op
+
+
+def _print_cond_if(pr, op):
+    then_b = op.regions[0].blocks[0] if op.regions[0].blocks else None
+    inputs = op.operands[1:]
+    pr.write(" " + pr.name_of(op.operands[0]))
+    show_args = bool(inputs)
+    if show_args:
+        pr.name_block_args(then_b)
+        pr.write(" (" + ", ".join(f"{pr.name_of(a)} = {pr.name_of(v)}"
+                                   for a, v in zip(then_b.args, inputs)) + ")")
+    pr.write(f" : {op.operands[0].type}")
+    if show_args:
+        pr.write(" (" + ", ".join(str(v.type) for v in inputs) + ")")
+    rts = op.result_types
+    pr.write(" -> " + (str(rts[0]) if len(rts) == 1 and not isinstance(rts[0], T.FunctionType)
+                       else "(" + ", ".join(str(t) for t in rts) + ")"))
+    pr.write(" ")
+    pr.print_region(op.regions[0], print_entry_block_args=show_args)
+    pr.write(" else ")
+    pr.print_region(op.regions[1], print_entry_block_args=show_args)
+    pr.print_attr_dict(op.attributes)
+
+
+def _parse_while_loop(p, name, loc):
+    args, refs = _parse_init_list(p)
+    p.expect(":")
+    ft = p.parse_type()
+    if not isinstance(ft, T.FunctionType):
+        raise CompileError("expected '(types) -> types' after ':' in tosa.while_loop", loc)
+    operands = p.resolve_list(refs, ft.inputs)
+    op = Operation(name, operands, ft.results, loc=loc)
+    entry = list(zip(args, ft.inputs))
+    op.add_region(p.parse_region(entry_args=entry))
+    p.expect_keyword("do")
+    op.add_region(p.parse_region(entry_args=entry))
+    op.attributes.update(p.parse_optional_attr_dict_with_keyword())
+    return op
+
+
+def _print_while_loop(pr, op):
+    cond_b = op.regions[0].blocks[0]
+    pr.name_block_args(cond_b)
+    pr.write(" (" + ", ".join(f"{pr.name_of(a)} = {pr.name_of(v)}"
+                              for a, v in zip(cond_b.args, op.operands)) + ")")
+    pr.write(" : " + str(T.FunctionType(tuple(v.type for v in op.operands),
+                                        tuple(op.result_types))) + " ")
+    pr.print_region(op.regions[0], print_entry_block_args=False)
+    pr.write(" do ")
+    pr.print_region(op.regions[1], print_entry_block_args=True)
+    pr.print_attr_dict(op.attributes, keyword=True)
+
+
+def _control_flow_printable(op, n_region_args) -> bool:
+    return (len(op.regions) == 2 and all(len(r.blocks) >= 1 for r in op.regions)
+            and all(len(r.blocks[0].args) == n_region_args for r in op.regions))
+
+
+def _print_cond_if_checked(pr, op):
+    if not op.operands or not _control_flow_printable(op, len(op.operands) - 1) or any(
+            a.type != v.type for r in op.regions for a, v in zip(r.blocks[0].args, op.operands[1:])):
+        return _generic_fallback(pr, op)
+    _print_cond_if(pr, op)
+
+
+def _print_while_loop_checked(pr, op):
+    if not _control_flow_printable(op, len(op.operands)) or any(
+            a.type != v.type for r in op.regions for a, v in zip(r.blocks[0].args, op.operands)):
+        return _generic_fallback(pr, op)
+    _print_while_loop(pr, op)
+
+
+UNARY_ELEMENTWISE = (
+    "abs", "bitwise_not", "ceil", "clz", "cos", "exp", "floor", "log", "logical_not", "negate",
+    "reciprocal", "rsqrt", "sin", "sigmoid", "tanh", "erf", "clamp", "cast", "rescale",
+    "identity")
+BINARY_ELEMENTWISE = (
+    "add", "arithmetic_right_shift", "bitwise_and", "bitwise_or", "bitwise_xor", "intdiv",
+    "logical_and", "logical_left_shift", "logical_right_shift", "logical_or", "logical_xor",
+    "maximum", "minimum", "mul", "pow", "sub", "equal", "greater", "greater_equal", "select",
+    "table")
+OTHER_PURE = (
+    "argmax", "avg_pool2d", "conv2d", "conv3d", "depthwise_conv2d", "fft2d", "rfft2d",
+    "matmul", "max_pool2d", "transpose_conv2d", "reduce_all", "reduce_any", "reduce_max",
+    "reduce_min", "reduce_product", "reduce_sum", "concat", "pad", "reshape", "reverse",
+    "slice", "tile", "transpose", "gather", "scatter", "resize", "const_shape", "dim",
+    "apply_scale", "matmul_t_block_scaled", "cast_from_block_scaled", "cast_to_block_scaled",
+    "add_shape", "sub_shape", "mul_shape", "div_ceil_shape", "div_floor_shape", "mod_shape",
+    "max_shape", "min_shape", "exp2_shape", "log2_ceil_shape", "log2_floor_shape",
+    "concat_shape", "slice_shape", "assert_equal_shape", "dim_shape")
+OTHER = ("custom", "variable", "variable_read", "variable_write")
+
+for _op in UNARY_ELEMENTWISE:
+    register(f"tosa.{_op}", parse_tosa_op, print_tosa_op, traits=("pure", "elementwise"))
+for _op in BINARY_ELEMENTWISE:
+    register(f"tosa.{_op}", parse_tosa_op, print_tosa_op,
+             traits=("pure", "elementwise", "broadcasting"))
+for _op in OTHER_PURE:
+    register(f"tosa.{_op}", parse_tosa_op, print_tosa_op, traits=("pure",))
+for _op in OTHER:
+    register(f"tosa.{_op}", parse_tosa_op, print_tosa_op)
+# tosa.const: parses both syntaxes, prints generic (valid for every MLIR version).
+register("tosa.const", parse_tosa_op, None, traits=("pure",))
+register("tosa.yield", _parse_yield, _print_yield, traits=("pure", "terminator"))
+register("tosa.cond_if", _parse_cond_if, _print_cond_if_checked)
+register("tosa.while_loop", _parse_while_loop, _print_while_loop_checked)
+
+
+def int_attr(op: Operation, name: str, default=None):
+    a = op.attributes.get(name)
+    return default if a is None else int(a.value)
+
+
+def int_list_attr(op: Operation, name: str):
+    a = op.attributes.get(name)
+    if a is None:
+        return None
+    if isinstance(a, DenseArrayAttr):
+        return [int(v) for v in a.value]
+    from .stablehlo import i64_list
+
+    return i64_list(a)
+
+
+_ = IntegerAttr
