@@ -5,6 +5,7 @@ report the passes fill in (arena sizes...). Passes register by name for the pipe
 """
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Type
 
@@ -26,14 +27,15 @@ class PassContext:
     report: Dict[str, object] = field(default_factory=dict)
 
 
-class Pass:
+class Pass(abc.ABC):
     """Base class. Subclasses set ``name`` (the iree-opt style flag, e.g.
     ``iree-flow-outline-dispatch-regions``) and implement :meth:`run`."""
 
     name: str = ""
 
+    @abc.abstractmethod
     def run(self, module: Operation, ctx: PassContext) -> None:
-        raise NotImplementedError(f"pass {type(self).__name__} does not implement run()")
+        """Transform ``module`` in place; raise CompileError on unsupported input."""
 
 
 PASSES: Dict[str, Type[Pass]] = {}

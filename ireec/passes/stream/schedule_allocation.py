@@ -150,10 +150,7 @@ class ScheduleAllocationPass(Pass):
             return v
 
         # Results written in place: the value each export reads, if a dispatch produces it.
-        exports = [op for op in ops if op.name == "hal.tensor.export"]
         result_of: Dict[Value, int] = {}
-        for j, ex in enumerate(exports):
-            pass
         for op in ops:
             if op.name == "flow.tensor.reshape":
                 alias_root[op.results[0]] = op.operands[0]
@@ -250,20 +247,13 @@ class ScheduleAllocationPass(Pass):
                     "length": IntegerAttr(s.size, T.index)})
             outs.append(rb.create("stream.tensor.export", [resources[("result", j)]], [T.BUFFER_VIEW], {
                 "index": IntegerAttr(j, T.index)}).result)
-        old_ret_operands = list(ret.operands)
         ret.set_operands(outs)
-        # Erase the tensor-level ops, users first.
+        # The tensor-level ops are replaced by the resource ops above.
         for op in reversed(ops):
-            if op is ret:
-                continue
-            for r in op.results:
-                for u in list(r.users):
-                    if u.name in ("hal.tensor.export",):
-                        pass
-            op.drop_operands()
+            if op is not ret:
+                op.drop_operands()
         for op in reversed(ops):
             if op is not ret:
                 for r in op.results:
                     r.uses.clear()
                 op.detach()
-        del old_ret_operands
