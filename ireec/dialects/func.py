@@ -89,6 +89,8 @@ def _print_func(pr, op):
     ft = func_type(op)
     arg_attrs = op.attributes.get("arg_attrs")
     res_attrs = op.attributes.get("res_attrs")
+    if res_attrs is not None and not any(len(d.value) for d in res_attrs):
+        res_attrs = None  # all-empty result attributes carry nothing; print the plain form
     decl = is_declaration(op)
     if not decl:
         pr.name_block_args(op.body)

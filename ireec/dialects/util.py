@@ -27,9 +27,9 @@ from typing import Dict, Optional
 
 from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
-from ..ir.attributes import (Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
-                             DenseResourceAttr, FloatAttr, IntegerAttr, OpaqueAttr, StringAttr,
-                             SymbolRefAttr, TypeAttr, UnitAttr)
+from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
+                             DenseResourceAttr, DictAttr, FloatAttr, IntegerAttr, OpaqueAttr,
+                             StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
 from ..ir.core import Operation, Region
 from ..ir.diagnostics import CompileError
 from .registry import op_def
@@ -157,7 +157,7 @@ def _parse_global(p, name, loc):
     attrs.update(p.parse_optional_attr_dict())
     if p.try_punct("="):
         vloc = p.loc()
-        v = p.parse_attribute()
+        v = _typed(p, p.parse_attribute())
         t = attr_type(v)
         if t is None:
             raise CompileError(f"util.global initial value '{v}' has no type; write "
@@ -168,8 +168,21 @@ def _parse_global(p, name, loc):
         p.expect(":", "or '=' after the global's name")
         attrs["type"] = TypeAttr(p.parse_type())
         if p.try_punct("="):
-            attrs["initial_value"] = p.parse_attribute()
+            attrs["initial_value"] = _typed(p, p.parse_attribute())
     return Operation(name, [], [], _sorted(attrs), loc=loc)
+
+
+def _typed(p, v: Attribute) -> Attribute:
+    """A dialect attribute followed by ``: type`` (``#hal.device.target<...> : !hal.device``)
+    is a typed attribute, as MLIR reads it."""
+    if type(v) is OpaqueAttr and p.peek(":") and not p.peek("::"):
+        save = p.pos
+        p.expect(":")
+        t = p.try_type()
+        if t is not None:
+            return TypedOpaqueAttr(v.text, t)
+        p.pos = save
+    return v
 
 
 def _print_global(pr, op):
@@ -279,6 +292,210 @@ def _print_initializer(pr, op):
     pr.print_region(op.regions[0], print_entry_block_args=False)
 
 
+# --- util.func / util.call ---------------------------------------------------------------
+def _index_array(vals):
+    return ArrayAttr(tuple(IntegerAttr(int(v), T.index) for v in vals))
+
+
+def _parse_tied_results(p, arg_names, arg_types, allow_attrs):
+    """``type``, ``%arg0``, ``%arg0 as type`` (comma separated, each optionally ``{attrs}``);
+    returns (types, tied indices, result attr dicts)."""
+    types, tied, rattrs = [], [], []
+    while True:
+        if p.peek("%"):
+            ref = p.parse_operand()
+            if ref[0] not in arg_names:
+                raise CompileError(f"tied operand not found for result reference {ref[0]}", ref[1])
+            idx = arg_names.index(ref[0])
+            t = p.parse_type() if p.try_keyword("as") else arg_types[idx]
+        else:
+            idx, t = -1, p.parse_type()
+        types.append(t)
+        tied.append(idx)
+        rattrs.append(p.parse_optional_attr_dict() if allow_attrs else {})
+        if not p.try_punct(","):
+            return types, tied, rattrs
+
+
+def _parse_result_list(p, arg_names, arg_types):
+    if p.try_punct("("):
+        if p.try_punct(")"):
+            return [], [], []
+        out = _parse_tied_results(p, arg_names, arg_types, True)
+        p.expect(")")
+        return out
+    return _parse_tied_results(p, arg_names, arg_types, False)
+
+
+def _tied_list(op):
+    a = op.attributes.get("tied_operands")
+    n = len(op.attributes["function_type"].value.results) if "function_type" in op.attributes \
+        else len(op.results)
+    if a is None:
+        return [-1] * n
+    return [int(x.value) for x in a.value]
+
+
+def _result_list_str(pr, arg_names, arg_types, res_types, tied, res_attrs, func: bool):
+    parts = []
+    for i, t in enumerate(res_types):
+        idx = tied[i] if i < len(tied) else -1
+        if idx >= 0:
+            s = arg_names[idx] + ("" if arg_types[idx] == t else f" as {t}")
+        else:
+            s = str(t)
+        if res_attrs is not None and i < len(res_attrs) and len(res_attrs[i].value):
+            s += " " + str(res_attrs[i])
+        parts.append(s)
+    any_attrs = res_attrs is not None and any(len(d.value) for d in res_attrs)
+    if len(res_types) != 1 or any_attrs:
+        return "(" + ", ".join(parts) + ")"
+    return parts[0]
+
+
+def _parse_util_func(p, name, loc):
+    attrs: Dict[str, Attribute] = {}
+    _parse_visibility(p, attrs)
+    attrs["sym_name"] = StringAttr(p.parse_symbol_name())
+    p.expect("(")
+    args, arg_types, arg_attrs = [], [], []
+    if not p.try_punct(")"):
+        while True:
+            if p.peek("%"):
+                ref = p.parse_operand()
+                p.expect(":")
+                t = p.parse_type()
+                args.append((ref, t))
+            else:
+                t = p.parse_type()
+            arg_types.append(t)
+            arg_attrs.append(p.parse_optional_attr_dict())
+            p.parse_optional_location()
+            if not p.try_punct(","):
+                break
+        p.expect(")")
+    names = [r[0] for r, _ in args]
+    res_types, tied, res_attrs = [], [], []
+    if p.try_punct("->"):
+        res_types, tied, res_attrs = _parse_result_list(p, names, arg_types)
+    if res_types:
+        attrs["tied_operands"] = _index_array(tied)
+    attrs["function_type"] = TypeAttr(T.FunctionType(tuple(arg_types), tuple(res_types)))
+    attrs.update(p.parse_optional_attr_dict_with_keyword())
+    if any(arg_attrs):
+        attrs["arg_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items())) for d in arg_attrs))
+    if any(res_attrs):
+        attrs["res_attrs"] = ArrayAttr(tuple(DictAttr(tuple(d.items())) for d in res_attrs))
+    op = Operation(name, [], [], _sorted(attrs), loc=loc)
+    if p.peek("{"):
+        if len(args) != len(arg_types):
+            raise CompileError("a function with a body needs named arguments (%name: type)", loc)
+        p.default_dialects.append("util")
+        try:
+            op.add_region(p.parse_region(entry_args=args, isolated=True))
+        finally:
+            p.default_dialects.pop()
+    else:
+        op.add_region(Region())
+    return op
+
+
+def _print_util_func(pr, op):
+    a = op.attributes
+    _print_visibility(pr, op)
+    pr.write(" ")
+    pr.print_symbol(a["sym_name"].value)
+    ft = a["function_type"].value
+    decl = not op.regions or not op.regions[0].blocks
+    if not decl:
+        pr.name_block_args(op.regions[0].blocks[0])
+        names = [pr.names[x] for x in op.regions[0].blocks[0].args]
+    else:
+        names = [f"%arg{i}" for i in range(len(ft.inputs))]
+    arg_attrs = a.get("arg_attrs")
+    parts = []
+    for i, t in enumerate(ft.inputs):
+        s_ = f"{names[i]}: {t}"
+        if arg_attrs is not None and len(arg_attrs[i].value):
+            s_ += " " + str(arg_attrs[i])
+        parts.append(s_)
+    pr.write("(" + ", ".join(parts) + ")")
+    if ft.results:
+        pr.write(" -> " + _result_list_str(pr, names, list(ft.inputs), list(ft.results),
+                                             _tied_list(op), a.get("res_attrs"), True))
+    pr.print_attr_dict(a, elided=("sym_name", "function_type", "tied_operands",
+                                  "sym_visibility", "arg_attrs", "res_attrs"), keyword=True)
+    if not decl:
+        pr.write(" ")
+        pr.print_region(op.regions[0], print_entry_block_args=False)
+
+
+def _parse_util_call(p, name, loc):
+    callee = p.parse_symbol_ref()
+    refs = p.parse_operand_list("()")
+    attrs = p.parse_optional_attr_dict()
+    attrs["callee"] = callee
+    p.expect(":")
+    in_types = p.parse_type_list_parens()
+    p.expect("->")
+    names = [r[0] for r in refs]
+    res_types, tied, _ = _parse_result_list(p, names, in_types)
+    if res_types:
+        attrs["tied_operands"] = _index_array(tied)
+    return Operation(name, p.resolve_list(refs, in_types), res_types, _sorted(attrs), loc=loc)
+
+
+def _print_util_call(pr, op):
+    pr.write(f" {op.attributes['callee']}(")
+    pr.print_operands(op.operands)
+    pr.write(")")
+    pr.print_attr_dict(op.attributes, elided=("callee", "tied_operands"))
+    pr.write(" : (" + ", ".join(str(v.type) for v in op.operands) + ") -> ")
+    names = [pr.name_of(v) for v in op.operands]
+    rts = op.result_types
+    tied = _tied_list(op)
+    body = _result_list_str(pr, names, [v.type for v in op.operands], rts, tied, None, False)
+    pr.write(body if len(rts) == 1 else body if body.startswith("(") else f"({body})")
+
+
+# --- util.cmp.eq / ne, util.status.check_ok ----------------------------------------------
+def _parse_cmp(p, name, loc):
+    refs = p.parse_operand_list()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation(name, p.resolve_list(refs, [t] * len(refs)), [T.i1], attrs, loc=loc)
+
+
+def _print_cmp(pr, op):
+    pr.write(" ")
+    pr.print_operands(op.operands)
+    pr.print_attr_dict(op.attributes)
+    pr.write(f" : {op.operands[0].type}")
+
+
+def _parse_check_ok(p, name, loc):
+    ref = p.parse_operand()
+    attrs: Dict[str, Attribute] = {}
+    if p.try_punct(","):
+        attrs["message"] = StringAttr(p.parse_string())
+    attrs.update(p.parse_optional_attr_dict())
+    return Operation(name, [p.resolve(ref, T.i32)], [], _sorted(attrs), loc=loc)
+
+
+def _print_check_ok(pr, op):
+    pr.write(f" {pr.name_of(op.operands[0])}")
+    msg = op.attributes.get("message")
+    if isinstance(msg, StringAttr):
+        pr.write(", " + str(msg))
+    pr.print_attr_dict(op.attributes, elided=("message",) if isinstance(msg, StringAttr) else ())
+
+
+register("util.func", _parse_util_func, _print_util_func, traits=("isolated",))
+register("util.call", _parse_util_call, _print_util_call)
+register("util.cmp.eq", _parse_cmp, _print_cmp, traits=("pure",))
+register("util.cmp.ne", _parse_cmp, _print_cmp, traits=("pure",))
+register("util.status.check_ok", _parse_check_ok, _print_check_ok)
 register("util.unfoldable_constant", _parse_unfoldable_constant, _print_unfoldable_constant)
 register("util.optimization_barrier",
          lambda p, n, l: _parse_operands_types(p, n, l, True), _print_operands_types)
