@@ -78,18 +78,18 @@ class CPrinter:
                 self.names[op.results[0]] = v
                 rhs = sub
                 if isinstance(et, T.FloatType) and et.name == "f16":
-                    rhs = f"ireec_f16_to_f32_({sub})"
+                    rhs = f"ireec_f16_to_f32({sub})"
                 elif isinstance(et, T.FloatType) and et.name == "bf16":
-                    rhs = f"ireec_bf16_to_f32_({sub})"
+                    rhs = f"ireec_bf16_to_f32({sub})"
                 elif isinstance(et, T.IntegerType) and et.width == 1:
                     rhs = f"({sub} != 0)"
                 self.emit(f"const {ctype(et)} {v} = {rhs};")
             else:
                 val = self.name(op.operands[0])
                 if isinstance(et, T.FloatType) and et.name == "f16":
-                    val = f"ireec_f32_to_f16_({val})"
+                    val = f"ireec_f32_to_f16({val})"
                 elif isinstance(et, T.FloatType) and et.name == "bf16":
-                    val = f"ireec_f32_to_bf16_({val})"
+                    val = f"ireec_f32_to_bf16({val})"
                 elif isinstance(et, T.IntegerType) and et.width == 1:
                     val = f"(uint8_t){val}"
                 self.emit(f"{sub} = {val};")

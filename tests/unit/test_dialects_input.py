@@ -672,3 +672,44 @@ def test_accessor_types():
     # i64_list reads both array<i64> and the older dense<...> spelling
     assert shlo.i64_list(DenseArrayAttr(T.i64, (1, 2))) == [1, 2]
     assert shlo.i64_list(ArrayAttr((IntegerAttr(3, T.i64),))) == [3]
+
+
+def test_util_func_call_print_as_iree():
+    text = """module {
+  util.func public @abs(%arg0: tensor<f32>) -> tensor<f32> {
+    %0 = util.call @helper(%arg0) : (tensor<f32>) -> tensor<f32>
+    util.return %0 : tensor<f32>
+  }
+  util.func private @helper(%arg0: tensor<f32>) -> %arg0 attributes {inlining_policy = #util.inline.never} {
+    %0 = util.cmp.eq %arg0, %arg0 : tensor<f32>
+    util.return %arg0 : tensor<f32>
+  }
+  util.func private @two(%arg0: tensor<4xf32> {foo}) -> (%arg0 as tensor<2x2xf32>, i32 {bar})
+}
+"""
+    m, printed = _roundtrip(text)
+    assert printed == text
+    fa, fh, ft = m.body.ops
+    assert fa.attributes["tied_operands"] == ArrayAttr((IntegerAttr(-1, T.index),))
+    assert fh.attributes["tied_operands"] == ArrayAttr((IntegerAttr(0, T.index),))
+    assert ft.attributes["function_type"] == TypeAttr(T.FunctionType(
+        (T.TensorType((4,), T.f32),), (T.TensorType((2, 2), T.f32), T.i32)))
+    call = [o for o in m.walk() if o.name == "util.call"][0]
+    assert call.attributes["callee"].root == "helper"
+    assert has_trait("util.func", "isolated")
+
+
+def test_flow_helpers_from_e2e_inputs():
+    text = """module {
+  func.func @f(%arg0: tensor<2x3xi32>, %arg1: index) {
+    %0 = flow.tensor.dynamic_constant dense<1> : tensor<2x3xi32> -> tensor<?x?xi32>
+    %1 = flow.tensor.tie_shape %0 : tensor<?x?xi32>{%arg1, %arg1}
+    %2 = flow.tensor.bitcast %1 : tensor<?x?xi32>{%arg1, %arg1} -> tensor<?x?xf32>{%arg1, %arg1}
+    return
+  }
+}
+"""
+    m, printed = _roundtrip(text)
+    assert printed == text
+    bc = [o for o in m.walk() if o.name == "flow.tensor.bitcast"][0]
+    assert bc.attributes["operandSegmentSizes"] == DenseArrayAttr(T.i32, (1, 2, 2))
