@@ -52,15 +52,17 @@ _WS = re.compile(r"\s+")
 
 # ----------------------------------------------------------------- shared syntax helpers
 def parse_flags(p) -> Dict[str, Attribute]:
-    """Optional ``fastmath<...>`` / ``overflow<...>`` groups (any order)."""
+    """Optional ``fastmath<...>`` / ``overflow<...>`` groups (any order) as attributes
+    ``fastmath`` / ``overflowFlags``; ``<none>`` gives no attribute."""
     attrs: Dict[str, Attribute] = {}
     progress = True
     while progress:
         progress = False
         for kw, attr_name, prefix in _FLAGS:
             if p.try_keyword(kw):
-                body = p.skip_balanced("<", ">")
-                attrs[attr_name] = OpaqueAttr(prefix + _WS.sub(" ", body))
+                body = _WS.sub(" ", p.skip_balanced("<", ">"))
+                if body != "<none>":  # the default is left out of the IR
+                    attrs[attr_name] = OpaqueAttr(prefix + body)
                 progress = True
     return attrs
 
@@ -137,6 +139,7 @@ def parse_binary(p, name, loc):
 
 
 def print_binary(pr, op):
+    """Inverse of :func:`parse_binary`."""
     pr.write(" ")
     pr.print_operands(op.operands)
     print_flags(pr, op)
@@ -154,6 +157,7 @@ def parse_unary(p, name, loc):
 
 
 def print_unary(pr, op):
+    """Inverse of :func:`parse_unary`."""
     pr.write(" ")
     pr.print_operand(op.operands[0])
     print_flags(pr, op)
@@ -238,6 +242,7 @@ def parse_cast(p, name, loc):
 
 
 def print_cast(pr, op):
+    """Inverse of :func:`parse_cast`."""
     pr.write(" ")
     pr.print_operand(op.operands[0])
     print_flags(pr, op)
@@ -328,6 +333,7 @@ class ScalarBuilder:
 
     def create(self, name: str, operands: Sequence[Value], result_types: Sequence[T.Type] = (),
                attrs: Optional[Dict[str, Attribute]] = None) -> Operation:
+        """Append op ``name`` to the block and return it."""
         return self.block.append(Operation(name, operands, result_types, attrs, loc=self.loc))
 
     def op(self, name: str, operands: Sequence[Value], result_type: T.Type,
@@ -336,9 +342,11 @@ class ScalarBuilder:
         return self.create(name, operands, [result_type], attrs).results[0]
 
     def constant(self, attr: Attribute) -> Value:
+        """``arith.constant`` of a typed attribute."""
         return self.op("arith.constant", [], attr.type, {"value": attr})
 
     def yield_(self, values: Sequence[Value], name: str = "linalg.yield") -> Operation:
+        """Append the terminator (``linalg.yield`` by default)."""
         return self.create(name, list(values))
 
     def cast(self, v: Value, to: T.Type, unsigned: bool = False) -> Value:
@@ -389,6 +397,7 @@ class ScalarBuilder:
         return self.op(_UNARY_FNS[fn], [a], a.type)
 
     def select(self, c: Value, a: Value, b: Value) -> Value:
+        """``arith.select %c, %a, %b``."""
         return self.op("arith.select", [c, a, b], a.type)
 
 

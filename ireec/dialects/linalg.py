@@ -37,13 +37,13 @@ Helpers for passes: :func:`is_linalg_structured`, :func:`inputs`, :func:`outputs
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..ir import types as T
 from ..ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
 from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, DenseArrayAttr,
                              DenseElementsAttr, IntegerAttr, OpaqueAttr, StringAttr)
-from ..ir.core import Block, Operation, Region, Value
+from ..ir.core import Block, Builder, Operation, Region, Value
 from .arith import ScalarBuilder
 from .registry import register
 from .tensor import (dynamic_index_list_str, i64_array, parse_dynamic_index_list,
@@ -71,6 +71,7 @@ class NamedSpec:
 
     @property
     def num_windows(self) -> int:
+        """Number of strided window accesses (length of strides/dilations)."""
         return max(op.count("+") for op in self.operands)
 
 
@@ -193,10 +194,12 @@ def iterator_name(a: Attribute) -> str:
 
 
 def maps_attr(maps: Sequence[AffineMap]) -> ArrayAttr:
+    """ArrayAttr of AffineMapAttr (the ``indexing_maps`` attribute)."""
     return ArrayAttr(tuple(AffineMapAttr(m) for m in maps))
 
 
 def element_type(t: T.Type) -> T.Type:
+    """Element type of a shaped type; a scalar type itself."""
     return t.element_type if isinstance(t, T.ShapedType) else t
 
 
@@ -241,6 +244,7 @@ def spec_maps(spec: NamedSpec, strides: Sequence[int] = (), dilations: Sequence[
 
 
 def spec_iterators(spec: NamedSpec) -> List[str]:
+    """'parallel' for dims indexing the output, 'reduction' for the others."""
     out_dims = set(spec.operands[-1].split())
     return [PARALLEL if d in out_dims else REDUCTION for d in spec.dims]
 
@@ -268,6 +272,7 @@ def is_linalg_structured(op: Operation) -> bool:
 
 
 def is_named_structured(op: Operation) -> bool:
+    """A structured op other than linalg.generic (what generalization rewrites)."""
     return op.name in STRUCTURED_OPS and op.name != "linalg.generic"
 
 
@@ -367,19 +372,25 @@ BodyFn = Callable[[ScalarBuilder, List[Value]], Sequence[Value]]
 
 
 def build_generic(ins: Sequence[Value], outs: Sequence[Value], maps: Sequence[AffineMap],
-                  iterators: Sequence[str], body, result_types: Optional[Sequence[T.Type]] = None,
-                  attrs: Optional[Dict[str, Attribute]] = None, loc=None) -> Operation:
-    """A new (unattached) ``linalg.generic``.
+                  iterators: Sequence[str], body: Union[Region, BodyFn],
+                  result_types: Optional[Sequence[T.Type]] = None,
+                  attrs: Optional[Dict[str, Attribute]] = None, loc=None,
+                  builder: Optional[Builder] = None) -> Operation:
+    """A new ``linalg.generic`` over ``ins``/``outs`` with one map per operand and one
+    iterator kind ('parallel' | 'reduction') per loop dim.
 
     ``body`` is a Region to adopt, or ``fn(sb, args) -> yielded values`` where ``args`` are
     the block arguments (element types of ``ins`` then ``outs``) and ``sb`` a ScalarBuilder
     appending to the block; ``linalg.yield`` is added after it. ``result_types`` defaults to
-    the ranked-tensor ``outs``. Insert the op with ``Builder.insert`` / ``Block.insert``.
+    the ranked-tensor ``outs``. With ``builder`` the op is inserted at its insertion point;
+    otherwise it is returned unattached.
     """
     a = {"indexing_maps": maps_attr(maps),
          "iterator_types": ArrayAttr(tuple(iterator_attr(k) for k in iterators))}
     a.update(attrs or {})
     a["operandSegmentSizes"] = segment_sizes(len(ins), len(outs))
+    if loc is None and builder is not None:
+        loc = builder.loc
     if isinstance(body, Region):
         region = body
     else:
@@ -389,8 +400,12 @@ def build_generic(ins: Sequence[Value], outs: Sequence[Value], maps: Sequence[Af
         region = Region([block])
     if result_types is None:
         result_types = tensor_results(outs)
-    return Operation("linalg.generic", list(ins) + list(outs), list(result_types), a,
-                     regions=[region], loc=loc)
+    op = Operation("linalg.generic", list(ins) + list(outs), list(result_types), a,
+                   regions=[region], loc=loc)
+    return builder.insert(op) if builder is not None else op
+
+
+make_generic = build_generic  # the name used in the design notes
 
 
 # =============================================================== payload builders
@@ -858,7 +873,9 @@ register("linalg.broadcast", *_make_identity_op("dimensions"))
 register("linalg.map", _parse_map, _print_map)
 register("linalg.reduce", _parse_reduce, _print_reduce)
 register("linalg.softmax", _parse_softmax, _print_softmax)
-for _n in ("linalg.pack", "linalg.unpack", "tensor.pack", "tensor.unpack"):  # tensor.*: pre-2025
-    register(_n, _parse_pack, _print_pack, traits=("pure",))
+register("linalg.pack", _parse_pack, _print_pack)  # may write a memref: not "pure"
+register("linalg.unpack", _parse_pack, _print_pack)
+register("tensor.pack", _parse_pack, _print_pack, traits=("pure",))  # names before LLVM 21
+register("tensor.unpack", _parse_pack, _print_pack, traits=("pure",))
 register("linalg.index", _parse_index, _print_index, traits=("pure",))
 register("linalg.yield", _parse_yield, _print_yield, traits=("terminator",))

@@ -13,7 +13,8 @@ trailing commas, line breaks). Use the accessors at the end of this module
 (:func:`dot_dimension_numbers`, :func:`conv_dimension_numbers`, ...) to read them.
 
 Traits: ``elementwise`` on per-element ops, ``pure`` on side-effect-free ops,
-``terminator`` on ``stablehlo.return``.
+``terminator`` on ``stablehlo.return``; ``broadcasting`` on the elementwise ops whose
+operands may be rank-0 against ranked ones (``select``'s predicate, ``clamp``'s bounds).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
 from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
                              DenseResourceAttr, IntegerAttr, OpaqueAttr, StringAttr,
-                             SymbolRefAttr, TypeAttr, escape_string)
+                             escape_string)
 from ..ir.core import Block, Operation, Region
 from ..ir.diagnostics import CompileError
 from .registry import register
@@ -242,11 +243,19 @@ def canonical_attr(dialect: str, name: str, text: str) -> str:
     lt = text.find("<")
     body = text[lt + 1: text.rfind(">")] if lt >= 0 else ""
     if mnemonic in _STRUCTS:
-        return _struct_text(mnemonic, _STRUCTS[mnemonic], _parse_struct(body), dialect)
+        fields = _parse_struct(body)
+        bad = [k for k in fields if k not in _STRUCTS[mnemonic]]
+        if bad:
+            raise ValueError(f"unexpected field '{bad[0]}', expected one of: "
+                             + ", ".join(_STRUCTS[mnemonic]))
+        return _struct_text(mnemonic, _STRUCTS[mnemonic], fields, dialect)
     if mnemonic == "conv":
         tk = _Toks(body)
         if tk.accept("raw"):
             d = _parse_struct(body.strip()[3:])
+            bad = [k for k in d if k not in CONV_FIELDS]
+            if bad:
+                raise ValueError(f"unexpected field '{bad[0]}'")
             d = {k: d.get(k, [] if "spatial" in k else 0) for k in CONV_FIELDS}
         else:
             d = _parse_conv_compact(tk)
@@ -338,10 +347,12 @@ def fmt_list(vals) -> str:
 
 
 def parse_fn_type(p) -> T.FunctionType:
-    loc = p.loc()
+    p.skip_ws()
+    start = p.pos
     t = p.parse_type()
     if not isinstance(t, T.FunctionType):
-        raise CompileError(f"expected a function type '(...) -> ...', found '{t}'", loc)
+        raise CompileError(f"expected a function type '(...) -> ...', found '{t}'",
+                           p.loc_at(start))
     return t
 
 
@@ -428,12 +439,6 @@ def _parse_operand_then(p):
     ref = p.parse_operand()
     p.expect(",")
     return ref
-
-
-def _print_operands_comma(pr, op, n=None):
-    vals = op.operands if n is None else op.operands[:n]
-    pr.write(" ")
-    pr.print_operands(vals)
 
 
 def _typed_value_type(v: Attribute, loc) -> T.Type:
@@ -936,13 +941,13 @@ def safe_printer(fn):
         return None
 
     def wrapped(pr, op):
-        n, indent, names = len(pr.parts), pr.indent, dict(pr.names)
+        n, indent = len(pr.parts), pr.indent
         try:
             fn(pr, op)
         except (KeyError, AttributeError, IndexError, TypeError, ValueError):
+            # Names the partial print gave to values stay: they are unique, so harmless.
             del pr.parts[n:]
             pr.indent = indent
-            pr.names = names
             _generic_fallback(pr, op)
 
     wrapped.__name__ = getattr(fn, "__name__", "printer")
@@ -1074,15 +1079,17 @@ def _print_dot_general_checked(pr, op):
 # --- convolution ---------------------------------------------------------------------
 def _parse_conv_dims_inline(p) -> Dict[str, object]:
     """``[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`` read straight from the parser."""
+    p.skip_ws()
     start = p.pos
     depth = 0
-    # Collect the text up to the ',' that ends the dim_numbers (three bracket groups).
+    # Collect the three bracket groups (stop early at anything that cannot be inside).
     groups = 0
-    p.skip_ws()
     i = p.pos
     t = p.text
     while i < len(t) and groups < 3:
         c = t[i]
+        if depth == 0 and c in "{}:=%":
+            break
         if c == "[":
             depth += 1
         elif c == "]":
@@ -1485,8 +1492,9 @@ _reg("partition_id", _parse_type_only, _print_type_only)
 _reg("after_all", _parse_after_all, print_same_type)
 _reg("compare", _parse_compare, _print_compare, EW)
 _reg("complex", _parse_complex, _print_complex, EW)
-_reg("select", _parse_select, _print_select, EW)
-_reg("clamp", parse_same_type, print_same_type, EW)
+# select's predicate and clamp's min/max may be rank-0 against a ranked operand.
+_reg("select", _parse_select, _print_select, EW + ("broadcasting",))
+_reg("clamp", parse_same_type, print_same_type, EW + ("broadcasting",))
 _reg("is_finite", parse_operands_fn, print_operands_fn, EW)
 for _op in ("dynamic_update_slice", "bitcast_convert", "reshape", "dynamic_reshape",
             "real_dynamic_slice", "dynamic_pad"):
@@ -1664,6 +1672,3 @@ __all__ = [
     "enum_value", "enum_attr", "dot_attr", "conv_attr", "gather_attr", "scatter_attr",
     "canonical_attr", "int_attr", "bool_attr",
 ]
-
-# Silence unused-import linters: these names are part of the helpers' public surface.
-_ = (SymbolRefAttr, TypeAttr)

@@ -32,6 +32,7 @@ K_DYNAMIC = -9223372036854775808  # ShapedType::kDynamic
 
 # ------------------------------------------------------------------ shared helpers
 def i64_array(vals: Sequence[int]) -> DenseArrayAttr:
+    """``array<i64: ...>`` (DenseI64ArrayAttr)."""
     return DenseArrayAttr(T.i64, tuple(int(v) for v in vals))
 
 
@@ -98,6 +99,7 @@ def parse_reassociation(p) -> ArrayAttr:
 
 
 def reassociation_str(a: ArrayAttr) -> str:
+    """Inverse of :func:`parse_reassociation`."""
     return "[" + ", ".join("[" + ", ".join(str(x.value) for x in g) + "]" for g in a) + "]"
 
 
@@ -193,6 +195,7 @@ def parse_offsets_sizes_strides(p):
 
 
 def offsets_sizes_strides_str(pr, op: Operation, dyn_groups) -> str:
+    """``[o..] [s..] [t..]`` of an op with static_offsets/sizes/strides."""
     return " ".join(dynamic_index_list_str(pr, op.attributes[a].value, vals)
                     for a, vals in zip(_SLICE_ATTRS, dyn_groups))
 
@@ -253,6 +256,7 @@ def parse_expand_shape(p, name, loc):
 
 
 def print_expand_shape(pr, op):
+    """Inverse of :func:`parse_expand_shape`."""
     pr.write(f" {pr.name_of(op.operands[0])} {reassociation_str(op.attributes['reassociation'])}"
              f" output_shape "
              + dynamic_index_list_str(pr, op.attributes["static_output_shape"].value, op.operands[1:]))
@@ -261,6 +265,7 @@ def print_expand_shape(pr, op):
 
 
 def parse_collapse_shape(p, name, loc):
+    """``%src [[0, 1], [2]] attr-dict : t into t2`` (tensor and memref)."""
     src = p.parse_operand()
     attrs = {"reassociation": parse_reassociation(p)}
     attrs.update(p.parse_optional_attr_dict())
@@ -269,6 +274,7 @@ def parse_collapse_shape(p, name, loc):
 
 
 def print_collapse_shape(pr, op):
+    """Inverse of :func:`parse_collapse_shape`."""
     pr.write(f" {pr.name_of(op.operands[0])} {reassociation_str(op.attributes['reassociation'])}")
     pr.print_attr_dict(op.attributes, elided=("reassociation",))
     pr.write(f" : {op.operands[0].type} into {op.results[0].type}")
@@ -304,6 +310,7 @@ def parse_source_to(p, name, loc):
 
 
 def print_source_to(pr, op):
+    """Inverse of :func:`parse_source_to`."""
     pr.write(" " + pr.name_of(op.operands[0]))
     pr.print_attr_dict(op.attributes)
     pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
@@ -321,11 +328,13 @@ def parse_dim(p, name, loc):
 
 
 def print_dim(pr, op):
+    """Inverse of :func:`parse_dim`."""
     pr.print_attr_dict(op.attributes)
     pr.write(f" {pr.name_of(op.operands[0])}, {pr.name_of(op.operands[1])} : {op.operands[0].type}")
 
 
 def parse_operand_colon_type(p, name, loc, result=False):
+    """``%x attr-dict : type`` (memref.dealloc; tensor.rank with an index result)."""
     src = p.parse_operand()
     attrs = p.parse_optional_attr_dict()
     p.expect(":")
@@ -334,6 +343,7 @@ def parse_operand_colon_type(p, name, loc, result=False):
 
 
 def print_operand_colon_type(pr, op):
+    """Inverse of :func:`parse_operand_colon_type`."""
     pr.write(" " + pr.name_of(op.operands[0]))
     pr.print_attr_dict(op.attributes)
     pr.write(f" : {op.operands[0].type}")

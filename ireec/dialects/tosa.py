@@ -32,7 +32,7 @@ from typing import Dict, List
 
 from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
-from ..ir.attributes import (Attribute, DenseArrayAttr, IntegerAttr, OpaqueAttr, TypeAttr)
+from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, TypeAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from .registry import register as _register
@@ -102,10 +102,12 @@ def parse_tosa_op(p, name, loc):
         p.expect(")")
     attrs.update(p.parse_optional_attr_dict())
     p.expect(":")
-    tloc = p.loc()
+    p.skip_ws()
+    tstart = p.pos
     t = p.parse_type()
     if not isinstance(t, T.FunctionType):
-        raise CompileError(f"expected a function type '(...) -> ...', found '{t}'", tloc)
+        raise CompileError(f"expected a function type '(...) -> ...', found '{t}'",
+                           p.loc_at(tstart))
     if len(refs) != len(t.inputs):
         raise CompileError(f"{len(refs)} operands present, but expected {len(t.inputs)}", loc)
     return Operation(name, p.resolve_list(refs, t.inputs), t.results, dict(sorted(attrs.items())),
@@ -298,6 +300,3 @@ def int_list_attr(op: Operation, name: str):
     from .stablehlo import i64_list
 
     return i64_list(a)
-
-
-_ = IntegerAttr

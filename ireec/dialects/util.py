@@ -602,5 +602,3 @@ _register_if_free("flow.tensor.dynamic_constant", _parse_dynamic_constant,
                   _print_dynamic_constant)
 _register_if_free("flow.tensor.tie_shape", _parse_tie_shape, _print_tie_shape, ("pure",))
 _register_if_free("flow.tensor.bitcast", _parse_bitcast, _print_bitcast, ("pure",))
-
-_ = Region

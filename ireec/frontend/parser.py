@@ -1139,7 +1139,10 @@ def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) ->
     if hexstr is not None:
         if not hexstr.startswith("0x"):
             raise CompileError("dense string literal must be hex ('0x...')", loc)
-        raw = bytes.fromhex(hexstr[2:])
+        try:
+            raw = bytes.fromhex(hexstr[2:])
+        except ValueError:
+            raise CompileError("dense hex literal is not valid hex", loc) from None
         if dt == np.bool_:
             arr = np.frombuffer(raw, np.uint8).astype(np.bool_)
         else:

@@ -13,8 +13,7 @@ from ireec.dialects.arith import CMPF_PREDICATES
 from ireec.dialects.tensor import K_DYNAMIC
 from ireec.frontend.parser import parse_source
 from ireec.ir import types as T
-from ireec.ir.attributes import (AffineMapAttr, ArrayAttr, DenseArrayAttr, IntegerAttr,
-                                 OpaqueAttr, UnitAttr)
+from ireec.ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, OpaqueAttr, UnitAttr
 from ireec.ir.diagnostics import CompileError
 from ireec.ir.printer import print_module
 

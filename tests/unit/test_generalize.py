@@ -214,3 +214,29 @@ def test_generalized_pooling_max_matches_numpy():
                     "outs(%o : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>")
     (out,) = run_generic(g, [x, np.zeros((2, 2), np.float32), init])
     np.testing.assert_array_equal(out, x.reshape(1, 2, 3, 2, 3, 2).max(axis=(3, 5)))
+
+
+def test_build_generic_with_a_body_function():
+    from ireec.dialects.linalg import build_generic
+    from ireec.ir.affine import AffineMap
+    from ireec.ir.core import Builder
+
+    m, op = one_op("%a: tensor<4x8xf32>, %b: tensor<4xf32>",
+                   "%0 = tensor.empty() : tensor<4x8xf32>")
+    func = m.body.ops[0]
+    args = func.body.args
+    g = build_generic([args[0], args[1]], [op.results[0]],
+                      [AffineMap.identity(2), AffineMap.from_dims(2, [0]), AffineMap.identity(2)],
+                      ["parallel", "parallel"],
+                      lambda sb, xs: [sb.binary("max_signed", sb.binary("add", xs[0], xs[1]), xs[2])],
+                      builder=Builder.after(op))
+    assert func.body.ops[1] is g and g.result_types == [op.results[0].type]
+    assert [o.name for o in g.body.ops] == ["arith.addf", "arith.maximumf", "linalg.yield"]
+    text = print_module(m)
+    assert ("linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) "
+            "-> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}"
+            in text)
+    assert print_module(parse_source(text)) == text
+    a = np.arange(32, dtype=np.float32).reshape(4, 8) - 16
+    (out,) = run_generic(g, [a, np.ones(4, np.float32), np.zeros((4, 8), np.float32)])
+    np.testing.assert_array_equal(out, np.maximum(a + 1, 0))
