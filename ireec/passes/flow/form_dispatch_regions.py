@@ -76,8 +76,7 @@ class FormDispatchRegionsPass(Pass):
         # Fills feeding only this root's init operands move in with it.
         for v in list(root.operands):
             p = v.owner if isinstance(v.owner, Operation) else None
-            if p is not None and p.name == "linalg.fill" and p.parent is region_op.parent and \
-                    len(v.uses) == 1 and all(not isinstance(x.type, T.ShapedType) or x.owner is not None for x in p.operands):
+            if p is not None and p.name == "linalg.fill" and p.parent is region_op.parent and len(v.uses) == 1:
                 p.detach()
                 blk.insert(blk.ops.index(root), p)
         self._clone_producers(region_op)
@@ -105,7 +104,7 @@ class FormDispatchRegionsPass(Pass):
                             if u is v:
                                 op.set_operand(j, c.results[0])
                         changed = True
-            # Drop host producers left without users.
+        # Drop host producers left without users.
         for op in list(region_op.parent.ops):
             if _is_clonable_producer(op) and not any(r.uses for r in op.results):
                 op.erase()
