@@ -63,3 +63,15 @@ def apply_to_functions(module: Operation, fn: Callable[[Operation], None]) -> No
     for f in functions(module):
         if f.regions and f.regions[0].blocks:
             fn(f)
+
+
+def is_attached(op: Operation, root: Operation) -> bool:
+    """Whether ``op`` is still nested in ``root`` (False once an ancestor was erased)."""
+    p = op
+    while p is not root:
+        if p.parent is None:
+            return False
+        p = p.parent_op
+        if p is None:
+            return False
+    return True

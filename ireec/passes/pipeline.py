@@ -14,7 +14,12 @@ from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
+from .input.canonicalize import CanonicalizePass
 from .input.convert_elementwise_to_linalg import ConvertElementwiseToLinalgPass
+from .input.convert_stablehlo_to_linalg import ConvertStableHloToLinalgPass
+from .input.convert_tosa_to_linalg import ConvertTosaToLinalgPass
+from .input.inline import InlinePass
+from .input.legalize_chlo import LegalizeChloPass
 from .pass_base import Pass
 from .stream.schedule_allocation import ScheduleAllocationPass
 from .vm.convert_to_emitc import ConvertToEmitCPass
@@ -23,7 +28,12 @@ PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
 
 PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # input: everything becomes linalg/tensor/arith on tensors.
+    ("input", InlinePass, "calls become the callee's body, so each public function is one straight program"),
+    ("input", LegalizeChloPass, "CHLO's broadcasting and composite ops become plain StableHLO"),
+    ("input", ConvertStableHloToLinalgPass, "StableHLO becomes linalg/tensor/arith (scf for while/if/case)"),
+    ("input", ConvertTosaToLinalgPass, "TOSA becomes linalg/tensor/arith (scf for while_loop/cond_if)"),
     ("input", ConvertElementwiseToLinalgPass, "tensor-level arith/math become linalg.generic, so every computation is a structured op"),
+    ("input", CanonicalizePass, "fold casts and refine dynamic shapes the constants make static"),
     # abi: the public calling convention.
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.

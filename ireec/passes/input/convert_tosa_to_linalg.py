@@ -1,0 +1,30 @@
+"""TOSA → linalg/tensor/arith/scf on tensors.
+
+Mirrors MLIR's TOSA lowering as IREE runs it (``tosa-to-linalg-named``, ``tosa-to-linalg``,
+``tosa-to-arith``, ``tosa-to-tensor``, ``tosa-to-scf``). The patterns live in :mod:`.tosa`.
+"""
+from __future__ import annotations
+
+from ...ir.core import Builder, Operation
+from ...ir.diagnostics import CompileError
+from ..pass_base import Pass, PassContext, is_attached, register_pass
+from .tosa import PATTERNS
+
+
+@register_pass
+class ConvertTosaToLinalgPass(Pass):
+    name = "tosa-to-linalg"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        for op in list(module.walk()):
+            if not op.name.startswith("tosa.") or not is_attached(op, module):
+                continue
+            lower = PATTERNS.get(op.name)
+            if lower is None:
+                continue
+            new = lower(op, Builder.before(op))
+            if new is not None:
+                op.replace_with(list(new))
+        for op in module.walk():
+            if op.name.startswith("tosa."):
+                raise CompileError(f"'{op.name}' is not supported by the TOSA input conversion", op.loc)

@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: control_flow."""
+from __future__ import annotations
+
+PATTERNS = {}

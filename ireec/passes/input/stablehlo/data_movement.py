@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: data_movement."""
+from __future__ import annotations
+
+PATTERNS = {}

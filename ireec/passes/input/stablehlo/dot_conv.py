@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: dot_conv."""
+from __future__ import annotations
+
+PATTERNS = {}

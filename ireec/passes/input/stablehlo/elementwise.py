@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: elementwise."""
+from __future__ import annotations
+
+PATTERNS = {}

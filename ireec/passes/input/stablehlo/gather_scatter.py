@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: gather_scatter."""
+from __future__ import annotations
+
+PATTERNS = {}

@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: random."""
+from __future__ import annotations
+
+PATTERNS = {}

@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: reduce."""
+from __future__ import annotations
+
+PATTERNS = {}

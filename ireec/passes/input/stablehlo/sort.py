@@ -1,0 +1,4 @@
+"""StableHLO → linalg patterns: sort."""
+from __future__ import annotations
+
+PATTERNS = {}
