@@ -242,6 +242,25 @@ def _cmd_run_module(args) -> int:
     return 0
 
 
+def _cmd_check(args) -> int:
+    from .tools import check
+
+    return check.main(args.input, target=args.target)
+
+
+# ---------------------------------------------------------------------------
+# ireec benchmark-module
+# ---------------------------------------------------------------------------
+
+def _cmd_benchmark_module(args) -> int:
+    from .tools.benchmark import BenchmarkError, run_cli
+
+    try:
+        return run_cli(args, sys.stdout, sys.stderr)
+    except BenchmarkError as e:
+        raise UserError(str(e)) from None
+
+
 # ---------------------------------------------------------------------------
 # parser
 # ---------------------------------------------------------------------------
@@ -295,8 +314,23 @@ def _make_parser() -> argparse.ArgumentParser:
                    help="accepted for IREE compatibility (local-task, local-sync, cuda); ignored")
     p.set_defaults(handler=_cmd_run_module)
 
-    # Further subcommands (benchmark-module, check) register here, each as
-    # sub.add_parser(...) with set_defaults(handler=...). They are not registered yet.
+    p = sub.add_parser("check", help="run the check.expect_* tests of an MLIR file, "
+                                     "like iree-check-module", allow_abbrev=False)
+    p.add_argument("input", metavar="FILE.mlir", help="MLIR file whose argument-free public "
+                                                      "functions are tests")
+    p.add_argument("--target", default="c", choices=("c", "openmp", "llvm-cpu"),
+                   help="code generation target (default c)")
+    p.set_defaults(handler=_cmd_check)
+
+    p = sub.add_parser("benchmark-module", help="time one function of a built library, "
+                                                "like iree-benchmark-module", allow_abbrev=False)
+    from .tools.benchmark import add_arguments as _add_benchmark_arguments
+
+    _add_benchmark_arguments(p)
+    p.set_defaults(handler=_cmd_benchmark_module)
+
+    # Further subcommands register here, each as sub.add_parser(...) with
+    # set_defaults(handler=...).
     return parser
 
 

@@ -44,6 +44,19 @@ def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
 
     Raises CompileError (file:line:col) for malformed or unsupported input.
     """
+    if compile_to not in PHASES:
+        raise CompileError(f"unknown phase '{compile_to}' (phases: {', '.join(PHASES)})")
+    module = parse_source(text, filename)
+    return compile_module(module, filename, target=target, module_name=module_name,
+                          compile_to=compile_to, dump_phases_to=dump_phases_to,
+                          print_ir_after_all=print_ir_after_all, ir_sink=ir_sink)
+
+
+def compile_module(module, filename: str = "<input>", *, target: str = "c",
+                   module_name: Optional[str] = None, compile_to: str = "end",
+                   dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
+                   ir_sink=None) -> CompileOutput:
+    """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source."""
     from .targets import get_target
 
     if compile_to not in PHASES:
@@ -53,7 +66,6 @@ def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise CompileError(f"module name '{name}' is not a C identifier")
     ctx = PassContext(target=tgt.name, module_name=name, source_name=os.path.basename(filename))
-    module = parse_source(text, filename)
     if dump_phases_to:
         os.makedirs(dump_phases_to, exist_ok=True)
     out = CompileOutput(module_name=name, report=ctx.report)

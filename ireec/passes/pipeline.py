@@ -15,9 +15,11 @@ from .hal.bufferize import BufferizePass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
 from .input.canonicalize import CanonicalizePass
+from .input.convert_check_to_results import ConvertCheckToResultsPass
 from .input.convert_elementwise_to_linalg import ConvertElementwiseToLinalgPass
 from .input.convert_stablehlo_to_linalg import ConvertStableHloToLinalgPass
 from .input.convert_tosa_to_linalg import ConvertTosaToLinalgPass
+from .input.drop_compiler_hints import DropCompilerHintsPass
 from .input.inline import InlinePass
 from .input.legalize_chlo import LegalizeChloPass
 from .pass_base import Pass
@@ -29,6 +31,8 @@ PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
 PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # input: everything becomes linalg/tensor/arith on tensors.
     ("input", InlinePass, "calls become the callee's body, so each public function is one straight program"),
+    ("input", DropCompilerHintsPass, "unfoldable constants, barriers and dynamic constants become plain values"),
+    ("input", ConvertCheckToResultsPass, "check.expect_* operands become results that `ireec check` compares"),
     ("input", LegalizeChloPass, "CHLO's broadcasting and composite ops become plain StableHLO"),
     ("input", ConvertStableHloToLinalgPass, "StableHLO becomes linalg/tensor/arith (scf for while/if/case)"),
     ("input", ConvertTosaToLinalgPass, "TOSA becomes linalg/tensor/arith (scf for while_loop/cond_if)"),

@@ -144,6 +144,7 @@ class BufferizePass(Pass):
                 new.add_region(op.regions[0])
                 op.regions.clear()
                 b.insert(new)
+                self._loads_in_body(new, buf)
             elif name == "tensor.extract_slice":
                 offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
                 buf[op.results[0]] = subview(b, buf[op.operands[0]], offs, sizes, strides, op.results[0].type.shape)
@@ -180,6 +181,15 @@ class BufferizePass(Pass):
                     r.uses.clear()
                 op.drop_all_references()
                 op.detach()
+
+    @staticmethod
+    def _loads_in_body(generic: Operation, buf: Dict[Value, Value]) -> None:
+        """``tensor.extract`` of a kernel tensor inside a payload reads its buffer."""
+        for inner in list(generic.walk()):
+            if inner.name == "tensor.extract" and inner.operands[0] in buf:
+                ld = Builder.before(inner).create("memref.load", [buf[inner.operands[0]]] + list(inner.operands[1:]),
+                                                  [inner.results[0].type])
+                inner.replace_with([ld.result])
 
     @staticmethod
     def _dest(b: Builder, v: Value, pref: Dict[Value, Value]) -> Value:

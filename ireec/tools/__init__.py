@@ -1,0 +1,2 @@
+"""Tools built on the runtime: ``benchmark`` (``ireec benchmark-module``, like
+``iree-benchmark-module``)."""
