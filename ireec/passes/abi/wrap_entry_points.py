@@ -31,7 +31,35 @@ class WrapEntryPointsPass(Pass):
                 self.wrap(f)
 
     @staticmethod
-    def wrap(f: Operation) -> None:
+    def scalars_as_tensors(f: Operation) -> None:
+        """Scalar arguments and results cross the ABI as rank-0 tensors (as IREE's
+        buffer views of shape [] print them: ``i32=42``)."""
+        ft = func_type(f)
+        entry = f.body
+        b = Builder(entry, 0, f.loc)
+        for a in list(entry.args):
+            if isinstance(a.type, (T.IntegerType, T.FloatType, T.IndexType)):
+                st = a.type
+                a.type = T.TensorType((), st)
+                ex = b.create("tensor.extract", [], [st])
+                a.replace_all_uses_with(ex.result)
+                ex.set_operands([a])
+        for ret in [op for op in f.walk() if op.name == "func.return" and op.parent_op is f]:
+            rb = Builder.before(ret)
+            outs = []
+            for v in ret.operands:
+                if isinstance(v.type, (T.IntegerType, T.FloatType, T.IndexType)):
+                    v = rb.create("tensor.from_elements", [v], [T.TensorType((), v.type)]).result
+                outs.append(v)
+            ret.set_operands(outs)
+        scalar = (T.IntegerType, T.FloatType, T.IndexType)
+        f.attributes["function_type"] = TypeAttr(T.FunctionType(
+            tuple(T.TensorType((), t) if isinstance(t, scalar) else t for t in ft.inputs),
+            tuple(T.TensorType((), t) if isinstance(t, scalar) else t for t in ft.results)))
+
+    @classmethod
+    def wrap(cls, f: Operation) -> None:
+        cls.scalars_as_tensors(f)
         ft = func_type(f)
         for t in list(ft.inputs) + list(ft.results):
             if not (isinstance(t, T.TensorType) and t.has_static_shape):

@@ -1,13 +1,22 @@
 """Calls to functions of the module are inlined.
 
 Mirrors MLIR's ``inline`` pass as IREE's input pipeline runs it: every ``func.call`` of a
-function defined in the module is replaced by a copy of the callee's body; private functions
-left without callers are erased.
+function defined in the module is replaced by a copy of the callee's body. A single-block
+callee is spliced in place; a multi-block one splits the caller's block at the call, its
+blocks go in between, and each ``func.return`` branches to the continuation with the returned
+values. Private functions left without callers are erased. Recursion is an error.
 """
 from __future__ import annotations
 
-from ...ir.core import Operation
-from ..pass_base import Pass, PassContext, register_pass
+from typing import Dict
+
+from ...dialects.func import callee_name, func_name, is_declaration
+from ...ir.core import Builder, Operation, Value
+from ...ir.diagnostics import CompileError
+from ..pass_base import Pass, PassContext, functions, register_pass
+from .convert_scf_to_cf import _br, _split_after
+
+_MAX_DEPTH = 64
 
 
 @register_pass
@@ -15,4 +24,59 @@ class InlinePass(Pass):
     name = "inline"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        pass
+        funcs: Dict[str, Operation] = {func_name(f): f for f in functions(module)}
+        for _ in range(_MAX_DEPTH):
+            calls = [op for op in module.walk() if op.name == "func.call"]
+            if not calls:
+                break
+            for call in calls:
+                callee = funcs.get(callee_name(call))
+                if callee is None or is_declaration(callee):
+                    raise CompileError(f"call of '@{callee_name(call)}', which has no body in this module "
+                                       "(external functions are not supported)", call.loc)
+                self.inline(call, callee)
+        else:
+            raise CompileError("recursive calls cannot be inlined", module.loc)
+        for f in functions(module):
+            v = f.attributes.get("sym_visibility")
+            if v is not None and v.value == "private":
+                f.drop_all_references()
+                f.detach()
+
+    @staticmethod
+    def inline(call: Operation, callee: Operation) -> None:
+        mapping: Dict[Value, Value] = {a: v for a, v in zip(callee.body.args, call.operands)}
+        body = callee.regions[0].clone(mapping)
+        blocks = list(body.blocks)
+        entry = blocks[0]
+        # Arguments of the cloned entry block stand for the call operands.
+        for a, v in zip(entry.args, call.operands):
+            a.replace_all_uses_with(v)
+        if len(blocks) == 1:
+            ret = entry.terminator
+            b = Builder.before(call)
+            for op in list(entry.ops):
+                if op is ret:
+                    continue
+                op.detach()
+                b.insert(op)
+            call.replace_with(list(ret.operands))
+            ret.drop_operands()
+            return
+        cont = _split_after(call)
+        region = cont.parent
+        at = region.blocks.index(cont)
+        for k, blk in enumerate(blocks):
+            blk.parent = region
+            region.blocks.insert(at + k, blk)
+        for blk in blocks:
+            ret = blk.terminator
+            if ret is not None and ret.name == "func.return":
+                _br(Builder.before(ret), cont, list(ret.operands))
+                ret.drop_operands()
+                ret.detach()
+        for a in list(entry.args):
+            entry.args.remove(a)
+        _br(Builder.before(call), entry, [])
+        call.drop_operands()
+        call.detach()

@@ -14,14 +14,13 @@ After the pass, the host function holds ``stream.*`` resource ops and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
-import numpy as np
 
 from ...dialects.func import func_name
 from ...ir import types as T
 from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
-                              IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, to_raw_bytes)
+                              IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, to_raw_bytes)
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..pass_base import Pass, PassContext, functions, register_pass
@@ -30,6 +29,7 @@ ALIGNMENT = 64  # bytes; IREE's default resource alignment (stream.alignment = 6
 RESOURCE_EXTERNAL = T.OpaqueType("stream", "resource<external>")
 RESOURCE_TRANSIENT = T.OpaqueType("stream", "resource<transient>")
 RESOURCE_CONSTANT = T.OpaqueType("stream", "resource<constant>")
+RESOURCE_VARIABLE = T.OpaqueType("stream", "resource<variable>")
 
 
 def align(n: int, a: int = ALIGNMENT) -> int:
@@ -99,7 +99,22 @@ def constant_bytes(op: Operation, module: Operation) -> bytes:
 
 
 _HOST_OPS = {"hal.tensor.import", "hal.tensor.export", "flow.dispatch", "flow.tensor.reshape",
-             "arith.constant", "func.return"}
+             "arith.constant", "func.return", "cf.br", "cf.cond_br", "tensor.extract",
+             "tensor.from_elements", "util.global.load", "util.global.store"}
+
+
+def _is_host_scalar_op(op: Operation) -> bool:
+    """Scalar arith/math the host program computes itself (e.g. loop conditions)."""
+    return (op.dialect in ("arith", "math") and bool(op.results)
+            and not any(isinstance(r.type, T.ShapedType) for r in op.results))
+
+
+def _element_strides(shape) -> List[int]:
+    strides, acc = [], 1
+    for d in reversed(list(shape)):
+        strides.append(acc)
+        acc *= d
+    return list(reversed(strides))
 
 
 @register_pass
@@ -110,6 +125,7 @@ class ScheduleAllocationPass(Pass):
         self.pool = bytearray()
         self.pool_index: Dict[bytes, int] = {}
         self.module = module
+        self.globals = self._place_globals(module)
         report = ctx.report.setdefault("functions", {})
         for f in functions(module):
             if f.regions and f.regions[0].blocks and "iree.abi.stub" in f.attributes:
@@ -122,6 +138,35 @@ class ScheduleAllocationPass(Pass):
                 "sym_name": StringAttr("__constant_pool"), "sym_visibility": StringAttr("private"),
                 "type": TypeAttr(pool_t), "initial_value": DenseResourceAttr("__ireec_constant_pool", pool_t)}))
         ctx.report["constant_pool_bytes"] = len(self.pool)
+        ctx.report["global_state_bytes"] = len(getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:])
+
+    def _place_globals(self, module: Operation) -> Dict[str, Slot]:
+        """Mutable tensor globals live at fixed offsets of one module-level state blob whose
+        initial bytes are the globals' initial values (``__ireec_global_state``)."""
+        state = bytearray()
+        placed: Dict[str, Slot] = {}
+        for op in list(module.body.ops):
+            if op.name != "util.global":
+                continue
+            t = op.attributes["type"].value
+            if not isinstance(t, T.TensorType):
+                continue
+            init = op.attributes.get("initial_value")
+            data = constant_bytes(Operation("arith.constant", attributes={"value": init}, loc=op.loc), module) \
+                if init is not None else bytes(tensor_bytes(t))
+            state.extend(b"\0" * (align(len(state)) - len(state)))
+            placed[op.attributes["sym_name"].value] = Slot("global", 0, len(state), len(data))
+            state.extend(data)
+            op.detach()
+        if state:
+            module.resources = dict(getattr(module, "resources", {}))
+            module.resources["__ireec_global_state"] = (ALIGNMENT).to_bytes(4, "little") + bytes(state)
+            st = T.TensorType((len(state),), T.IntegerType(8))
+            module.body.insert(0, Operation("util.global", attributes={
+                "sym_name": StringAttr("__global_state"), "sym_visibility": StringAttr("private"),
+                "is_mutable": UnitAttr(), "type": TypeAttr(st),
+                "initial_value": DenseResourceAttr("__ireec_global_state", st)}))
+        return placed
 
     def _pool_offset(self, data: bytes) -> int:
         off = self.pool_index.get(data)
@@ -133,12 +178,11 @@ class ScheduleAllocationPass(Pass):
         return off
 
     def plan(self, f: Operation) -> dict:
-        if len(f.regions[0].blocks) != 1:
-            raise CompileError("control flow in a public function is not supported yet", f.loc)
-        blk = f.body
-        ops = list(blk.ops)
+        blocks = list(f.regions[0].blocks)
+        multi = len(blocks) > 1
+        ops = [op for blk in blocks for op in blk.ops]
         for op in ops:
-            if op.name not in _HOST_OPS and not (op.name == "arith.constant"):
+            if op.name not in _HOST_OPS and not _is_host_scalar_op(op):
                 raise CompileError(f"'{op.name}' cannot run in the host program (it is not inside a dispatch)", op.loc)
         slots: Dict[Value, Slot] = {}
         alias_root: Dict[Value, Value] = {}
@@ -149,26 +193,29 @@ class ScheduleAllocationPass(Pass):
                 v = alias_root[v]
             return v
 
-        # Results written in place: the value each export reads, if a dispatch produces it.
-        result_of: Dict[Value, int] = {}
         for op in ops:
             if op.name == "flow.tensor.reshape":
                 alias_root[op.results[0]] = op.operands[0]
-        ret = blk.terminator
-        exported = []  # (result index j, value)
+        # Results written in place: the value each export reads, if a dispatch produces it
+        # (straight-line functions only: with branches a value may reach several returns).
+        exported = []  # (return op, result index j, value)
         for op in ops:
             if op.name == "hal.tensor.export":
-                j = [u for u in ret.operands].index(op.results[0]) if op.results[0] in ret.operands else None
-                if j is None:
+                ret = op.parent.terminator
+                if op.results[0] not in ret.operands:
                     raise CompileError("exported tensor is not returned", op.loc)
-                exported.append((j, op.operands[0]))
-        for j, v in exported:
-            r = root(v)
-            owner = r.owner
-            if isinstance(owner, Operation) and owner.name == "flow.dispatch" and r not in result_of:
-                result_of[r] = j
+                exported.append((ret, ret.operands.index(op.results[0]), op.operands[0]))
+        result_of: Dict[Value, int] = {}
+        if not multi:
+            for _, j, v in exported:
+                r = root(v)
+                owner = r.owner
+                if isinstance(owner, Operation) and owner.name == "flow.dispatch" and r not in result_of:
+                    result_of[r] = j
         # Assign slots.
         transients: List[Value] = []
+        for blk in blocks[1:]:
+            transients.extend(a for a in blk.args if isinstance(a.type, T.TensorType))
         for op in ops:
             if op.name == "hal.tensor.import":
                 a = op.operands[0]
@@ -182,27 +229,36 @@ class ScheduleAllocationPass(Pass):
                         slots[r] = Slot("result", result_of[r], 0, tensor_bytes(r.type))
                     else:
                         transients.append(r)
-        # Liveness over op positions (uses through reshapes extend the source's life).
+            elif op.name in ("tensor.from_elements", "util.global.load"):
+                transients.append(op.results[0])
+        # Liveness over op positions (uses through reshapes extend the source's life). With
+        # branches, positions do not order execution: every transient lives throughout.
         last_use: Dict[Value, int] = {}
         for op in ops:
             for v in op.operands:
                 r = root(v)
                 last_use[r] = max(last_use.get(r, 0), pos[id(op)])
-        bufs = [(tensor_bytes(v.type), pos[id(v.owner)], last_use.get(v, pos[id(v.owner)])) for v in transients]
+
+        def interval(v):
+            if multi:
+                return (0, len(ops))
+            first = pos[id(v.owner)]
+            return (first, last_use.get(v, first))
+
+        bufs = [(tensor_bytes(v.type),) + interval(v) for v in transients]
         offsets, arena = pack_greedy_by_size(bufs)
         for v, off, (size, _, _) in zip(transients, offsets, bufs):
             slots[v] = Slot("transient", 0, off, size)
-        self._rewrite(f, ops, slots, root, exported, arena)
+        self._rewrite(f, blocks, ops, slots, root, exported, arena)
         return {"arena_bytes": arena, "lower_bound_bytes": peak_live_bytes(bufs),
                 "transient_sum_bytes": sum(align(s) for s, _, _ in bufs), "transients": len(bufs)}
 
-    def _rewrite(self, f, ops, slots, root, exported, arena):
-        blk = f.body
-        ret = blk.terminator
-        b = Builder(blk, 0, f.loc)
+    def _rewrite(self, f, blocks, ops, slots, root, exported, arena):
+        entry = blocks[0]
+        b = Builder(entry, 0, f.loc)
         resources: Dict[Tuple[str, int], Value] = {}
         tensor_sig = f.attributes["ireec.abi.tensor_type"].value
-        for i, a in enumerate(blk.args):
+        for i, a in enumerate(entry.args):
             resources[("arg", i)] = b.create("stream.tensor.import", [a], [RESOURCE_EXTERNAL], {
                 "index": IntegerAttr(i, T.index), "size": IntegerAttr(tensor_bytes(tensor_sig.inputs[i]), T.index)}).result
         for j, t in enumerate(tensor_sig.results):
@@ -214,46 +270,135 @@ class ScheduleAllocationPass(Pass):
         if any(s.kind == "constant" for s in slots.values()):
             resources[("constant", 0)] = b.create("stream.resource.constants", [], [RESOURCE_CONSTANT], {
                 "pool": SymbolRefAttr("__constant_pool")}).result
-        for op in ops:
-            if op.name != "flow.dispatch":
-                continue
-            ob = Builder.before(op)
-            vals, access, offs, sizes = [], [], [], []
-            for v in op.operands:
-                s = slots[root(v)]
-                vals.append(resources[(s.kind, s.index)])
-                access.append("ro")
-                offs.append(s.offset)
-                sizes.append(s.size)
-            for r in op.results:
-                s = slots[r]
-                vals.append(resources[(s.kind, s.index)])
-                access.append("wo")
-                offs.append(s.offset)
-                sizes.append(s.size)
-            ob.create("stream.cmd.dispatch", vals, [], {
-                "entry_point": op.attributes["entry_point"],
-                "access": ArrayAttr(tuple(StringAttr(a) for a in access)),
-                "offsets": DenseArrayAttr(T.i64, tuple(offs)),
-                "sizes": DenseArrayAttr(T.i64, tuple(sizes))})
-        # Exports not already in place get a copy into the result buffer.
-        rb = Builder.before(ret)
-        outs = []
-        for j, v in sorted(exported):
+        if any(op.name.startswith("util.global.") for op in ops):
+            resources[("global", 0)] = b.create("stream.resource.globals", [], [RESOURCE_VARIABLE], {
+                "state": SymbolRefAttr("__global_state")}).result
+
+        def where(v):
             s = slots[root(v)]
-            if not (s.kind == "result" and s.index == j):
-                rb.create("stream.cmd.copy", [resources[(s.kind, s.index)], resources[("result", j)]], [], {
-                    "source_offset": IntegerAttr(s.offset, T.index), "target_offset": IntegerAttr(0, T.index),
-                    "length": IntegerAttr(s.size, T.index)})
-            outs.append(rb.create("stream.tensor.export", [resources[("result", j)]], [T.BUFFER_VIEW], {
-                "index": IntegerAttr(j, T.index)}).result)
-        ret.set_operands(outs)
-        # The tensor-level ops are replaced by the resource ops above.
-        for op in reversed(ops):
-            if op is not ret:
-                op.drop_operands()
-        for op in reversed(ops):
-            if op is not ret:
+            return resources[(s.kind, s.index)], s
+
+        def copy(bb, src_res, src_off, dst_res, dst_off, length):
+            if src_res is dst_res and src_off == dst_off:
+                return
+            bb.create("stream.cmd.copy", [src_res, dst_res], [], {
+                "source_offset": IntegerAttr(src_off, T.index), "target_offset": IntegerAttr(dst_off, T.index),
+                "length": IntegerAttr(length, T.index)})
+
+        erased = []
+        for op in ops:
+            ob = Builder.before(op)
+            n = op.name
+            if n == "flow.dispatch":
+                vals, access, offs, sizes = [], [], [], []
+                for v in op.operands:
+                    res, s = where(v)
+                    vals.append(res)
+                    access.append("ro")
+                    offs.append(s.offset)
+                    sizes.append(s.size)
                 for r in op.results:
-                    r.uses.clear()
-                op.detach()
+                    s = slots[r]
+                    vals.append(resources[(s.kind, s.index)])
+                    access.append("wo")
+                    offs.append(s.offset)
+                    sizes.append(s.size)
+                ob.create("stream.cmd.dispatch", vals, [], {
+                    "entry_point": op.attributes["entry_point"],
+                    "access": ArrayAttr(tuple(StringAttr(a) for a in access)),
+                    "offsets": DenseArrayAttr(T.i64, tuple(offs)),
+                    "sizes": DenseArrayAttr(T.i64, tuple(sizes))})
+                erased.append(op)
+            elif n == "tensor.extract":
+                src = op.operands[0]
+                res, s = where(src)
+                ld = ob.create("stream.resource.load", [res] + list(op.operands[1:]), [op.results[0].type], {
+                    "offset": IntegerAttr(s.offset, T.index),
+                    "strides": DenseArrayAttr(T.i64, tuple(_element_strides(src.type.shape))),
+                    "element_type": TypeAttr(src.type.element_type)})
+                op.results[0].replace_all_uses_with(ld.result)
+                erased.append(op)
+            elif n == "tensor.from_elements":
+                res, s = where(op.results[0])
+                eb = T.storage_bytes(op.results[0].type.element_type)
+                for k, v in enumerate(op.operands):
+                    ob.create("stream.resource.store", [v, res], [], {
+                        "offset": IntegerAttr(s.offset + k * eb, T.index),
+                        "element_type": TypeAttr(v.type)})
+                erased.append(op)
+            elif n == "util.global.load":
+                g = self.globals[op.attributes["global"].root]
+                res, s = where(op.results[0])
+                copy(ob, resources[("global", 0)], g.offset, res, s.offset, s.size)
+                erased.append(op)
+            elif n == "util.global.store":
+                g = self.globals[op.attributes["global"].root]
+                res, s = where(op.operands[0])
+                copy(ob, res, s.offset, resources[("global", 0)], g.offset, s.size)
+                erased.append(op)
+            elif n in ("cf.br", "cf.cond_br"):
+                self._branch_copies(op, ob, slots, resources, where, copy)
+            elif n in ("hal.import", "hal.tensor.import", "hal.tensor.export", "flow.tensor.reshape") or (
+                    n == "arith.constant" and isinstance(op.results[0].type, T.TensorType)):
+                erased.append(op)
+        # Exports not already in place get a copy into the result buffer.
+        by_ret: Dict[int, List] = {}
+        for ret, j, v in exported:
+            by_ret.setdefault(id(ret), [ret, []])[1].append((j, v))
+        for ret, items in by_ret.values():
+            rb = Builder.before(ret)
+            outs = []
+            for j, v in sorted(items, key=lambda x: x[0]):
+                res, s = where(v)
+                if not (s.kind == "result" and s.index == j):
+                    copy(rb, res, s.offset, resources[("result", j)], 0, s.size)
+                outs.append(rb.create("stream.tensor.export", [resources[("result", j)]], [T.BUFFER_VIEW], {
+                    "index": IntegerAttr(j, T.index)}).result)
+            ret.set_operands(outs)
+        # The tensor-level ops are replaced by the resource ops above.
+        for op in erased:
+            op.drop_operands()
+        for op in erased:
+            for r in op.results:
+                r.uses.clear()
+            op.detach()
+        # Tensor block arguments now live in their slots.
+        for blk in blocks[1:]:
+            for i in reversed(range(len(blk.args))):
+                if isinstance(blk.args[i].type, T.TensorType):
+                    blk.erase_arg(i)
+
+    @staticmethod
+    def _branch_copies(op, ob, slots, resources, where, copy):
+        """Tensor successor operands are copied into the slots of the block arguments they
+        bind (through fresh copies of nothing: every block argument has its own slot, and
+        a source that is itself an argument of the same block is read before any write
+        only if it is not overwritten first, so such branches copy in two steps)."""
+        if op.name == "cf.br":
+            groups = [(op.successors[0], list(op.operands))]
+            keep = []
+        else:
+            seg = list(op.attributes["operandSegmentSizes"].value)
+            vals = list(op.operands)
+            t_vals = vals[1:1 + seg[1]]
+            f_vals = vals[1 + seg[1]:]
+            groups = [(op.successors[0], t_vals), (op.successors[1], f_vals)]
+            keep = [vals[0]]
+        new_groups = []
+        for dest, vals in groups:
+            pairs = [(v, a) for v, a in zip(vals, dest.args) if isinstance(a.type, T.TensorType)]
+            dst_slots = {id(slots[a]) for _, a in pairs}
+            hazard = any(id(slots.get(v)) in dst_slots and v is not a for v, a in pairs)
+            if hazard:
+                raise CompileError("a branch passes a block's own tensor arguments in a different "
+                                   "order; this is not supported yet", op.loc)
+            for v, a in pairs:
+                res, s = where(v)
+                d = slots[a]
+                copy(ob, res, s.offset, resources[(d.kind, d.index)], d.offset, d.size)
+            new_groups.append([v for v, a in zip(vals, dest.args) if not isinstance(a.type, T.TensorType)])
+        if op.name == "cf.br":
+            op.set_operands(new_groups[0])
+        else:
+            op.set_operands(keep + new_groups[0] + new_groups[1])
+            op.attributes["operandSegmentSizes"] = DenseArrayAttr(T.i32, (1, len(new_groups[0]), len(new_groups[1])))

@@ -2,71 +2,212 @@
 
 Mirrors IREE's VM → EmitC conversion (``ConvertVMToEmitC``) for the sequencing program: a host
 function becomes an ``emitc.func`` with the C ABI of design.md (const input pointers, result
-pointers, workspace) calling each dispatch's launch function.
+pointers, workspace) calling each dispatch's launch function. Scalars the host computes
+(loop conditions, values read from tensors) are C locals declared at the top; blocks become
+labels and branches ``goto`` statements (block arguments are assigned first), as
+``mlir-translate --mlir-to-cpp`` prints multi-block functions.
 """
 from __future__ import annotations
 
-
-from typing import Dict
+from typing import Dict, List
 
 from ...dialects.func import func_name
-from ...emitc.ctypes import storage_ctype
+from ...emitc.arith_to_c import c_expression
+from ...emitc.ctypes import c_literal, ctype, storage_ctype
 from ...ir import types as T
 from ...ir.attributes import StringAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
+from .kernel_to_emitc import _str_array, c_ident
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
-from .kernel_to_emitc import _str_array, c_ident
+
+def _load_expr(ptr: str, et: T.Type) -> str:
+    """C expression reading one element of type ``et`` at ``ptr`` (a ``uint8_t *``)."""
+    st = storage_ctype(et)
+    raw = f"(*(const {st} *)({ptr}))"
+    if isinstance(et, T.FloatType) and et.name == "f16":
+        return f"ireec_f16_to_f32{raw}"
+    if isinstance(et, T.FloatType) and et.name == "bf16":
+        return f"ireec_bf16_to_f32{raw}"
+    if isinstance(et, T.IntegerType) and et.width == 1:
+        return f"({raw} != 0)"
+    return raw
+
+
+def _store_stmt(ptr: str, et: T.Type, value: str) -> str:
+    st = storage_ctype(et)
+    if isinstance(et, T.FloatType) and et.name == "f16":
+        value = f"ireec_f32_to_f16({value})"
+    elif isinstance(et, T.FloatType) and et.name == "bf16":
+        value = f"ireec_f32_to_bf16({value})"
+    elif isinstance(et, T.IntegerType) and et.width == 1:
+        value = f"(uint8_t)({value})"
+    return f"*({st} *)({ptr}) = {value};"
+
+
+def _drop_dead_scalars(f: Operation) -> None:
+    """Scalar ops whose results nobody reads are not emitted (C warns on unused locals)."""
+    changed = True
+    while changed:
+        changed = False
+        for blk in f.regions[0].blocks:
+            for op in reversed(list(blk.ops)):
+                if (op.dialect in ("arith", "math") or op.name == "stream.resource.load") and op.results \
+                        and all(not r.uses for r in op.results):
+                    op.erase()
+                    changed = True
+
+
+class _HostLowering:
+    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation]):
+        self.f = f
+        self.module_name = module_name
+        self.entries = entries
+        self.names: Dict[Value, str] = {}
+        self.base: Dict[Value, str] = {}
+        self.labels: Dict[Block, str] = {}
+        self.lines: List[str] = []
+
+    def name(self, v: Value) -> str:
+        if v not in self.names:
+            raise CompileError(f"host value of type {v.type} is used before it is defined", self.f.loc)
+        return self.names[v]
+
+    def declare(self, v: Value) -> str:
+        n = f"s{len(self.names)}"
+        self.names[v] = n
+        return n
+
+    def run(self) -> Operation:
+        f = self.f
+        sig: T.FunctionType = f.attributes["ireec.abi.tensor_type"].value
+        fname = func_name(f)
+        params = [f"const {storage_ctype(t.element_type)} *input{i}" for i, t in enumerate(sig.inputs)]
+        params += [f"{storage_ctype(t.element_type)} *result{j}" for j, t in enumerate(sig.results)]
+        params.append("void *workspace")
+        _drop_dead_scalars(f)
+        blocks = list(f.regions[0].blocks)
+        for i, blk in enumerate(blocks[1:], 1):
+            self.labels[blk] = f"bb{i}"
+        decls: List[str] = []
+        for blk in blocks:
+            values = list(blk.args) if blk is not blocks[0] else []
+            for op in blk.ops:
+                if op.name.startswith("stream.") and op.name != "stream.resource.load":
+                    continue
+                values.extend(r for r in op.results if not isinstance(r.type, (T.ShapedType, T.OpaqueType)))
+            for v in values:
+                if v.uses and v.type != T.BUFFER_VIEW:
+                    decls.append(f"{ctype(v.type)} {self.declare(v)};")
+        blk_out = Block()
+        b = Builder.at_end(blk_out, f.loc)
+        for p in params:
+            self.emit(f"(void){p.split()[-1].lstrip('*')};")
+        for d in decls:
+            self.emit(d)
+        for blk in blocks:
+            if blk in self.labels:
+                self.emit(f"{self.labels[blk]}:;")
+            for op in blk.ops:
+                self.lower(op)
+        for line in self.lines:
+            if line.startswith("\0call:"):
+                callee, args = line[6:].split("\0", 1)
+                b.create("emitc.call_opaque", [], [], {"callee": StringAttr(callee),
+                                                        "args": _str_array(args.split("\0") if args else [])})
+            else:
+                b.create("emitc.verbatim", [], [], {"value": StringAttr(line)})
+        if not blocks[-1].ops or blocks[-1].ops[-1].name != "func.return":
+            b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
+        return Operation("emitc.func", attributes={
+            "sym_name": StringAttr(f"{self.module_name}_{c_ident(fname)}"), "params": _str_array(params),
+            "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
+            "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
+        }, regions=[Region([blk_out])], loc=f.loc)
+
+    def emit(self, line: str) -> None:
+        self.lines.append(line)
+
+    def call(self, callee: str, args: List[str]) -> None:
+        self.lines.append("\0call:" + callee + "\0" + "\0".join(args))
+
+    def assign(self, v: Value, expr: str) -> None:
+        if v.uses:
+            self.emit(f"{self.name(v)} = {expr};")
+
+    def jump(self, dest: Block, vals: List[Value]) -> str:
+        """Assignments of ``dest``'s arguments then the goto, as one C statement."""
+        pairs = [(a, v) for a, v in zip(dest.args, vals) if a.uses]
+        if not pairs:
+            return f"goto {self.labels[dest]};"
+        if len(pairs) == 1:
+            a, v = pairs[0]
+            return f"{{ {self.name(a)} = {self.name(v)}; goto {self.labels[dest]}; }}"
+        tmps = " ".join(f"{ctype(a.type)} t{k} = {self.name(v)};" for k, (a, v) in enumerate(pairs))
+        sets = " ".join(f"{self.name(a)} = t{k};" for k, (a, _) in enumerate(pairs))
+        return f"{{ {tmps} {sets} goto {self.labels[dest]}; }}"
+
+    def lower(self, op: Operation) -> None:
+        n = op.name
+        mod = self.module_name
+        if n == "stream.tensor.import":
+            self.base[op.results[0]] = f"(const uint8_t *)input{op.attributes['index'].value}"
+        elif n == "stream.resource.result":
+            self.base[op.results[0]] = f"(uint8_t *)result{op.attributes['index'].value}"
+        elif n == "stream.resource.alloca":
+            self.base[op.results[0]] = "(uint8_t *)workspace"
+        elif n == "stream.resource.constants":
+            self.base[op.results[0]] = f"{mod}_constant_pool"
+        elif n == "stream.resource.globals":
+            self.base[op.results[0]] = f"{mod}_global_state"
+        elif n == "hal.command_buffer.dispatch":
+            entry = op.attributes["entry_point"].nested[-1]
+            kfn = self.entries[entry]
+            btypes = [x.value for x in kfn.attributes["bindings"].value]
+            args = [f"({bt} *)({self.base[v]} + {off})"
+                    for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes)]
+            self.call(f"{mod}_{c_ident(entry)}", args)
+        elif n == "stream.cmd.copy":
+            src, dst = op.operands
+            self.call("memcpy", [f"{self.base[dst]} + {op.attributes['target_offset'].value}",
+                                 f"{self.base[src]} + {op.attributes['source_offset'].value}",
+                                 str(op.attributes["length"].value)])
+        elif n == "stream.resource.load":
+            if not op.results[0].uses:
+                return
+            et = op.attributes["element_type"].value
+            eb = T.storage_bytes(et)
+            terms = [str(op.attributes["offset"].value)]
+            for i, s in zip(op.operands[1:], op.attributes["strides"].value):
+                terms.append(f"({self.name(i)}) * {s * eb}")
+            self.assign(op.results[0], _load_expr(f"{self.base[op.operands[0]]} + {' + '.join(terms)}", et))
+        elif n == "stream.resource.store":
+            v, res = op.operands
+            self.emit(_store_stmt(f"{self.base[res]} + {op.attributes['offset'].value}",
+                                  op.attributes["element_type"].value, self.name(v)))
+        elif n == "arith.constant":
+            self.assign(op.results[0], c_literal(op.attributes["value"].value, op.results[0].type))
+        elif op.dialect in ("arith", "math") and len(op.results) == 1:
+            if op.results[0].uses:
+                self.assign(op.results[0], c_expression(op).format(*[self.name(x) for x in op.operands]))
+        elif n == "cf.br":
+            self.emit(self.jump(op.successors[0], list(op.operands)))
+        elif n == "cf.cond_br":
+            seg = list(op.attributes["operandSegmentSizes"].value)
+            vals = list(op.operands)
+            t_vals, f_vals = vals[1:1 + seg[1]], vals[1 + seg[1]:]
+            self.emit(f"if ({self.name(vals[0])}) {self.jump(op.successors[0], t_vals)}")
+            self.emit(f"else {self.jump(op.successors[1], f_vals)}")
+        elif n == "func.return":
+            self.emit("return IREEC_STATUS_OK;")
+        elif n in ("stream.tensor.export", "util.global"):
+            return
+        else:
+            raise CompileError(f"'{n}' cannot be lowered to C in the host program yet", op.loc)
 
 
 def _lower_host(f: Operation, module_name: str, entries: Dict[str, Operation]) -> Operation:
-    sig: T.FunctionType = f.attributes["ireec.abi.tensor_type"].value
-    fname = func_name(f)
-    params = []
-    for i, t in enumerate(sig.inputs):
-        params.append(f"const {storage_ctype(t.element_type)} *input{i}")
-    for j, t in enumerate(sig.results):
-        params.append(f"{storage_ctype(t.element_type)} *result{j}")
-    params.append("void *workspace")
-    blk = Block()
-    b = Builder.at_end(blk, f.loc)
-    for p in params:
-        b.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){p.split()[-1].lstrip('*')};")})
-    base: Dict[Value, str] = {}
-    for op in f.body.ops:
-        n = op.name
-        if n == "stream.tensor.import":
-            base[op.results[0]] = f"(const uint8_t *)input{op.attributes['index'].value}"
-        elif n == "stream.resource.result":
-            base[op.results[0]] = f"(uint8_t *)result{op.attributes['index'].value}"
-        elif n == "stream.resource.alloca":
-            base[op.results[0]] = "(uint8_t *)workspace"
-        elif n == "stream.resource.constants":
-            base[op.results[0]] = f"{module_name}_constant_pool"
-        elif n == "hal.command_buffer.dispatch":
-            ep = op.attributes["entry_point"]
-            entry = ep.nested[-1]
-            kfn = entries[entry]
-            btypes = [x.value for x in kfn.attributes["bindings"].value]
-            args = []
-            for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes):
-                args.append(f"({bt} *)({base[v]} + {off})")
-            b.create("emitc.call_opaque", [], [], {"callee": StringAttr(f"{module_name}_{c_ident(entry)}"), "args": _str_array(args)})
-        elif n == "stream.cmd.copy":
-            src, dst = op.operands
-            b.create("emitc.call_opaque", [], [], {"callee": StringAttr("memcpy"), "args": _str_array([
-                f"{base[dst]} + {op.attributes['target_offset'].value}",
-                f"{base[src]} + {op.attributes['source_offset'].value}",
-                str(op.attributes["length"].value)])})
-        elif n in ("stream.tensor.export", "func.return", "util.global"):
-            continue
-        else:
-            raise CompileError(f"'{n}' cannot be lowered to C in the host program yet", op.loc)
-    b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
-    return Operation("emitc.func", attributes={
-        "sym_name": StringAttr(f"{module_name}_{c_ident(fname)}"), "params": _str_array(params),
-        "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
-        "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
-    }, regions=[Region([blk])], loc=f.loc)
+    """The emitc.func of host function ``f`` (after the stream and hal phases)."""
+    return _HostLowering(f, module_name, entries).run()
