@@ -170,18 +170,59 @@ def _build(output, target: str):
     return _library_for(output, target)
 
 
+def _function_at(module, loc) -> Optional[str]:
+    """The public function whose source lines contain ``loc`` (None when outside all)."""
+    spans = []
+    for f in module.body.ops:
+        if f.name == "func.func" and f.loc is not None:
+            spans.append((f.loc.line, func_name(f), _is_public(f)))
+    spans.sort()
+    owner = None
+    for line, name, public in spans:
+        if line <= loc.line:
+            owner = name if public else None
+    return owner
+
+
 def check_source(text: str, filename: str, target: str = "c") -> List[TestResult]:
     """Compile ``text`` and run its tests. CompileError only for syntax errors (the file
-    cannot be read at all); unsupported tests come back as 'unsupported' results."""
+    cannot be read at all); tests that do not compile come back as 'unsupported'.
+
+    A test whose code fails to compile is dropped and the rest compiled again; when an error
+    lies outside the tests (a private helper), each test is compiled alone."""
     names = test_functions(parse_source(text, filename))
     if not names:
         return []
-    try:
-        output = compile_module(parse_source(text, filename), filename, target=target)
-        lib = _build(output, target)
-        return _run_tests(lib, names, output.report.get("checks", {}))
-    except CompileError:
-        pass  # compile each test alone below
+    unsupported: Dict[str, TestResult] = {}
+    remaining = list(names)
+    while remaining:
+        module = parse_source(text, filename)
+        for n in unsupported:
+            _drop(module, n)
+        try:
+            output = compile_module(module, filename, target=target)
+        except CompileError as e:
+            bad = _function_at(parse_source(text, filename), e.loc)
+            if bad is None or bad not in remaining:
+                return _one_by_one(text, filename, target, names)
+            unsupported[bad] = TestResult(bad, "unsupported", e.render().splitlines()[0])
+            remaining.remove(bad)
+            continue
+        ran = {r.name: r for r in _run_tests(_build(output, target), remaining, output.report.get("checks", {}))}
+        break
+    else:
+        ran = {}
+    return [ran[n] if n in ran else unsupported[n] for n in names]
+
+
+def _drop(module, name: str) -> None:
+    for f in list(module.body.ops):
+        if f.name == "func.func" and func_name(f) == name:
+            f.drop_all_references()
+            f.detach()
+
+
+def _one_by_one(text: str, filename: str, target: str, names: List[str]) -> List[TestResult]:
     results = []
     for n in names:
         try:

@@ -49,7 +49,7 @@ class ConvertGlobalsPass(Pass):
         stored = {op.attributes["global"].root for op in module.walk() if op.name == "util.global.store"}
         for op in list(module.walk()):
             if op.name == "util.global.address":
-                for u in list(op.results[0].users()):
+                for u in list(op.results[0].users):
                     if u.name != "util.global.load.indirect":
                         raise CompileError(f"'{u.name}' of a global's address is not supported", u.loc)
                     ld = Builder.before(u).create("util.global.load", [], [u.results[0].type],
