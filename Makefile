@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: install test test-fast bench sanitize clean
+.PHONY: install test test-fast bench corpus-status sanitize clean
 
 install:
 	$(PYTHON) -m pip install -e ".[test]"
@@ -10,6 +10,15 @@ test:
 
 test-fast:
 	$(PYTHON) -m pytest -q -x -m "not slow"
+
+# Speed against numpy (and IREE when `pip install -e ".[iree]"` is done); writes
+# benchmarks/RESULTS.md. Not part of .ci/run. `make bench BENCH_ARGS=--quick` for a fast pass.
+bench:
+	$(PYTHON) -m benchmarks $(BENCH_ARGS)
+
+# Rerun IREE's e2e corpus and rewrite tests/e2e/corpus_status.md.
+corpus-status:
+	$(PYTHON) -m tests.e2e.corpus --update
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache

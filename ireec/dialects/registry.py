@@ -9,6 +9,7 @@ scope), ``pure`` (no side effects: CSE/DCE may touch it), ``symbol_table``, ``el
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Optional
 
@@ -51,19 +52,27 @@ def has_trait(op_or_name, trait: str) -> bool:
 
 
 _LOADED = False
+_LOAD_LOCK = threading.RLock()
+_LOADING = threading.local()
 
 
 def load_all_dialects() -> None:
-    """Import every dialect module once so their ops are registered."""
+    """Import every dialect module once so their ops are registered (thread-safe: a
+    caller returns only once every dialect is registered)."""
     global _LOADED
     if _LOADED:
         return
-    _LOADED = True
-    import importlib
-    import pkgutil
+    with _LOAD_LOCK:
+        if _LOADED or getattr(_LOADING, "active", False):
+            return  # done, or a dialect module of this very import asks again
+        _LOADING.active = True
+        import importlib
+        import pkgutil
 
-    import ireec.dialects as pkg
+        import ireec.dialects as pkg
 
-    for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if m.name != "registry":
-            importlib.import_module(f"ireec.dialects.{m.name}")
+        for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+            if m.name != "registry":
+                importlib.import_module(f"ireec.dialects.{m.name}")
+        _LOADED = True
+        _LOADING.active = False

@@ -4,11 +4,8 @@ from __future__ import annotations
 import io
 
 import numpy as np
-import pytest
-
 import ireec
 from ireec.compiler import compile_source
-from ireec.ir.diagnostics import CompileError
 from ireec.tools import check
 
 LOOP = """
@@ -243,19 +240,36 @@ func.func @bad() {
     assert ":9:" in results[1].message
 
 
-def test_check_inside_control_flow_is_a_located_error():
-    src = """
-func.func @t() {
-  %a = arith.constant dense<true> : tensor<i1>
+def test_checks_inside_control_flow_count_only_when_they_run(tmp_path):
+    src = tmp_path / "cf.mlir"
+    src.write_text("""
+func.func @taken_branch_fails() {
+  %a = util.unfoldable_constant dense<true> : tensor<i1>
   %p = tensor.extract %a[] : tensor<i1>
+  %zero = util.unfoldable_constant 0 : i32
   cf.cond_br %p, ^b1, ^b2
 ^b1:
-  check.expect_true(%p) : i1
+  check.expect_true(%zero) : i32
   cf.br ^b2
 ^b2:
   return
 }
-"""
-    with pytest.raises(CompileError) as e:
-        compile_source(src, "cf.mlir")
-    assert e.value.loc.line == 7
+func.func @untaken_branch_is_skipped() {
+  %a = util.unfoldable_constant dense<false> : tensor<i1>
+  %p = tensor.extract %a[] : tensor<i1>
+  %zero = util.unfoldable_constant 0 : i32
+  %v = util.unfoldable_constant dense<[1, 2]> : tensor<2xi32>
+  scf.if %p {
+    check.expect_true(%zero) : i32
+    scf.yield
+  } else {
+    check.expect_eq_const(%v, dense<[1, 2]> : tensor<2xi32>) : tensor<2xi32>
+    scf.yield
+  }
+  return
+}
+""")
+    results = check.check_source(src.read_text(), str(src))
+    assert [(r.name, r.status) for r in results] == [("taken_branch_fails", "fail"),
+                                                      ("untaken_branch_is_skipped", "pass")]
+    assert ":8:3: check.expect_true: expected true" in results[0].failures[0]

@@ -65,6 +65,18 @@ def _inline_region_blocks(op: Operation, region_index: int, before: Block) -> Li
     return blocks
 
 
+def _yields_to(blocks: Sequence[Block], cont: Block) -> None:
+    """Every ``scf.yield`` ending one of ``blocks`` branches to ``cont`` with its values."""
+    for blk in blocks:
+        if blk.terminator is not None and blk.terminator.name == "scf.yield":
+            _retarget_terminator(blk, "scf.yield", lambda b, v: _br(b, cont, v))
+
+
+def _remove(op: Operation) -> None:
+    op.drop_operands()
+    op.detach()
+
+
 def _retarget_terminator(blk: Block, term_name: str, make) -> None:
     term = blk.terminator
     if term is None or term.name != term_name:
@@ -102,12 +114,9 @@ class ConvertScfToCfPass(Pass):
             cont.parent.blocks.insert(cont.parent.blocks.index(cont), eb)
             Builder.at_end(eb, op.loc).create("scf.yield", [])
             else_blocks = [eb]
-        for blk in then_blocks + else_blocks:
-            if blk.terminator is not None and blk.terminator.name == "scf.yield":
-                _retarget_terminator(blk, "scf.yield", lambda b, v: _br(b, cont, v))
+        _yields_to(then_blocks + else_blocks, cont)
         _cond_br(Builder.before(op), op.operands[0], then_blocks[0], [], else_blocks[0], [])
-        op.drop_operands()
-        op.detach()
+        _remove(op)
 
     @staticmethod
     def _while(op: Operation) -> None:
@@ -121,8 +130,7 @@ class ConvertScfToCfPass(Pass):
         _retarget_terminator(before[-1], "scf.condition", cond)
         _retarget_terminator(after[-1], "scf.yield", lambda b, v: _br(b, before[0], v))
         _br(Builder.before(op), before[0], op.operands)
-        op.drop_operands()
-        op.detach()
+        _remove(op)
 
     @staticmethod
     def _for(op: Operation) -> None:
@@ -145,8 +153,7 @@ class ConvertScfToCfPass(Pass):
 
         _retarget_terminator(body[-1], "scf.yield", latch)
         _br(Builder.before(op), header, [lb] + list(inits))
-        op.drop_operands()
-        op.detach()
+        _remove(op)
 
     @staticmethod
     def _index_switch(op: Operation) -> None:
@@ -157,7 +164,7 @@ class ConvertScfToCfPass(Pass):
         # regions: default first (as MLIR stores it), then one per case value.
         default, per_case = case_blocks[0], case_blocks[1:]
         for blocks in case_blocks:
-            _retarget_terminator(blocks[-1], "scf.yield", lambda b, v: _br(b, cont, v))
+            _yields_to(blocks, cont)
         b = Builder.before(op)
         for k, (value, blocks) in enumerate(zip(cases, per_case)):
             cst = b.create("arith.constant", [], [arg.type], {"value": IntegerAttr(value, arg.type)}).result
@@ -172,16 +179,12 @@ class ConvertScfToCfPass(Pass):
                 b = Builder.at_end(nxt, op.loc)
         if not cases:
             _br(b, default[0], [])
-        op.drop_operands()
-        op.detach()
+        _remove(op)
 
     @staticmethod
     def _execute_region(op: Operation) -> None:
         cont = _split_after(op)
         blocks = _inline_region_blocks(op, 0, cont)
-        for blk in blocks:
-            if blk.terminator is not None and blk.terminator.name == "scf.yield":
-                _retarget_terminator(blk, "scf.yield", lambda b, v: _br(b, cont, v))
+        _yields_to(blocks, cont)
         _br(Builder.before(op), blocks[0], [])
-        op.drop_operands()
-        op.detach()
+        _remove(op)
