@@ -429,6 +429,144 @@ IREEC_INLINE double ireec_roundevend(double x) {
 }
 
 /*===----------------------------------------------------------------------===*
+ * Small float formats (MLIR's f8E5M2, f8E4M3FN, f8E5M2FNUZ, f8E4M3FNUZ,
+ * f8E4M3B11FNUZ, f8E4M3, f8E3M4, f8E8M0FNU, f6E3M2FN, f6E2M3FN, f4E2M1FN),
+ * one element per byte in the low bits. Kernels compute in float; these
+ * helpers convert on load/store and implement arith.truncf/extf.
+ *
+ * A format is (exponent bits, mantissa bits, bias, kind); kinds follow LLVM's
+ * APFloat fltNonfiniteBehavior and the OCP MX / "FNUZ" conventions:
+ *   IEEE   all-ones exponent is inf (mantissa 0) or NaN     (f8E5M2, f8E4M3, f8E3M4)
+ *   FN     no inf; S.1111.111 is NaN; overflow gives NaN    (f8E4M3FN)
+ *   FNUZ   no inf, no -0; 0x80 is the NaN; overflow: NaN    (f8E*FNUZ)
+ *   FINITE no inf, no NaN; overflow/inf saturate, NaN -> -0 (f6*, f4E2M1FN)
+ *   E8M0   unsigned powers of two 2^(e-127), 0xFF is NaN; zero, negatives and
+ *          NaN give NaN, values below 2^-127 give 2^-127   (f8E8M0FNU)
+ * float -> small rounds to nearest, ties to even (the mantissa LSB), like
+ * APFloat::convert with rmNearestTiesToEven; the behaviour at the edges
+ * matches the ml_dtypes package. Sources: OCP 8-bit Floating Point
+ * Specification (OFP8) 1.0, OCP Microscaling Formats (MX) 1.0, LLVM APFloat.
+ *===----------------------------------------------------------------------===*/
+
+#define IREEC_SF_IEEE 0
+#define IREEC_SF_FN 1
+#define IREEC_SF_FNUZ 2
+#define IREEC_SF_FINITE 3
+#define IREEC_SF_E8M0 4
+
+/* Bits of the largest finite value of a format (without sign). */
+IREEC_INLINE uint32_t ireec_sf_max_bits_(int ebits, int mbits, int kind) {
+  uint32_t all = (1u << (ebits + mbits)) - 1u;
+  if (kind == IREEC_SF_IEEE) return all - (1u << mbits);
+  if (kind == IREEC_SF_FN || kind == IREEC_SF_E8M0) return all - 1u;
+  return all; /* FNUZ, FINITE */
+}
+
+/* Small float bits -> float (exact: every value of these formats is a float). */
+IREEC_INLINE float ireec_sf_to_f32_(uint32_t bits, int ebits, int mbits, int bias, int kind) {
+  uint32_t nbits = (uint32_t)(ebits + mbits) + (kind == IREEC_SF_E8M0 ? 0u : 1u);
+  uint32_t sign = kind == IREEC_SF_E8M0 ? 0u : (bits >> (nbits - 1u)) & 1u;
+  uint32_t e = (bits >> mbits) & ((1u << ebits) - 1u);
+  uint32_t m = bits & ((1u << mbits) - 1u);
+  float v;
+  bits &= (1u << nbits) - 1u;
+  if (kind == IREEC_SF_E8M0) {
+    if (e == 0xFFu) return NAN;
+    return ldexpf(1.0f, (int)e - bias);
+  }
+  if (kind == IREEC_SF_FNUZ && bits == (1u << (nbits - 1u))) return NAN;
+  if (kind == IREEC_SF_FN && e == (1u << ebits) - 1u && m == (1u << mbits) - 1u) return sign ? -NAN : NAN;
+  if (kind == IREEC_SF_IEEE && e == (1u << ebits) - 1u) {
+    if (m != 0) return sign ? -NAN : NAN;
+    return sign ? -INFINITY : INFINITY;
+  }
+  if (e == 0) v = ldexpf((float)m, 1 - bias - mbits);
+  else v = ldexpf((float)(m | (1u << mbits)), (int)e - bias - mbits);
+  return sign ? -v : v;
+}
+
+/* float -> small float bits, round to nearest even (see the kinds above). */
+IREEC_INLINE uint8_t ireec_f32_to_sf_(float f, int ebits, int mbits, int bias, int kind) {
+  uint32_t nbits = (uint32_t)(ebits + mbits) + (kind == IREEC_SF_E8M0 ? 0u : 1u);
+  uint32_t signbit = kind == IREEC_SF_E8M0 ? 0u : 1u << (nbits - 1u);
+  uint32_t maxb = ireec_sf_max_bits_(ebits, mbits, kind);
+  uint32_t sign = (ireec_f32_bits(f) >> 31) ? signbit : 0u;
+  /* The NaN a NaN or an overflow becomes (FINITE has none: -0, as ml_dtypes). */
+  uint32_t nan = kind == IREEC_SF_E8M0 ? 0xFFu
+                 : (kind == IREEC_SF_FNUZ || kind == IREEC_SF_FINITE) ? signbit
+                 : kind == IREEC_SF_FN ? (sign | (signbit - 1u))
+                 : (sign | (((1u << ebits) - 1u) << mbits) | (mbits > 0 ? 1u << (mbits - 1) : 0u));
+  double a = fabs((double)f), q, r;
+  int e, emin = 1 - bias;
+  uint32_t out;
+  if (f != f) return (uint8_t)nan;
+  if (kind == IREEC_SF_E8M0) {
+    if (!(f > 0.0f) || isinf(f)) return 0xFFu;
+    emin = -bias;
+  }
+  if (isinf(f)) {
+    if (kind == IREEC_SF_IEEE) return (uint8_t)(sign | (maxb + 1u));
+    if (kind == IREEC_SF_FINITE) return (uint8_t)(sign | maxb);
+    return (uint8_t)nan;
+  }
+  if (a == 0.0) return (uint8_t)(kind == IREEC_SF_FNUZ ? 0u : sign);
+  (void)frexp(a, &e);
+  e -= 1; /* a = 1.x * 2^e */
+  if (e < emin) e = emin;
+  q = ldexp(1.0, e - mbits);           /* spacing of representable values near a */
+  r = ireec_roundevend(a / q) * q;      /* exact scaling by a power of two; ties to even */
+  if (kind == IREEC_SF_E8M0 && r == 0.0) return 0u;
+  {
+    double maxv = (double)ireec_sf_to_f32_(maxb, ebits, mbits, bias, kind);
+    if (r > maxv) {
+      if (kind == IREEC_SF_IEEE) return (uint8_t)(sign | (maxb + 1u));
+      if (kind == IREEC_SF_FINITE) return (uint8_t)(sign | maxb);
+      return (uint8_t)(kind == IREEC_SF_FN ? (sign | maxb | 1u) : nan);
+    }
+  }
+  if (r == 0.0) return (uint8_t)(kind == IREEC_SF_FNUZ ? 0u : sign);
+  (void)frexp(r, &e);
+  e -= 1;
+  if (kind != IREEC_SF_E8M0 && e < emin) {
+    out = (uint32_t)ldexp(r, mbits - emin); /* subnormal: exponent field 0 */
+  } else {
+    uint32_t m = (uint32_t)(ldexp(r, mbits - e)) - (1u << mbits);
+    out = ((uint32_t)(e + bias) << mbits) | m;
+  }
+  return (uint8_t)(sign | out);
+}
+
+/* ireec_<fmt>_to_f32(uint8_t), ireec_f32_to_<fmt>(float) and ireec_round_to_<fmt>(float)
+ * (nearest value of <fmt>, as a float) for each format. */
+#define IREEC_SMALL_FLOAT(name, ebits, mbits, bias, kind)                          \
+  IREEC_INLINE float ireec_##name##_to_f32(uint8_t b) {                          \
+    return ireec_sf_to_f32_(b, ebits, mbits, bias, kind);                        \
+  }                                                                              \
+  IREEC_INLINE uint8_t ireec_f32_to_##name(float f) {                            \
+    return ireec_f32_to_sf_(f, ebits, mbits, bias, kind);                        \
+  }                                                                              \
+  IREEC_INLINE float ireec_round_to_##name(float f) {                            \
+    return ireec_sf_to_f32_(ireec_f32_to_sf_(f, ebits, mbits, bias, kind), ebits, \
+                            mbits, bias, kind);                                  \
+  }
+IREEC_SMALL_FLOAT(f8e5m2, 5, 2, 15, IREEC_SF_IEEE)
+IREEC_SMALL_FLOAT(f8e4m3, 4, 3, 7, IREEC_SF_IEEE)
+IREEC_SMALL_FLOAT(f8e3m4, 3, 4, 3, IREEC_SF_IEEE)
+IREEC_SMALL_FLOAT(f8e4m3fn, 4, 3, 7, IREEC_SF_FN)
+IREEC_SMALL_FLOAT(f8e5m2fnuz, 5, 2, 16, IREEC_SF_FNUZ)
+IREEC_SMALL_FLOAT(f8e4m3fnuz, 4, 3, 8, IREEC_SF_FNUZ)
+IREEC_SMALL_FLOAT(f8e4m3b11fnuz, 4, 3, 11, IREEC_SF_FNUZ)
+IREEC_SMALL_FLOAT(f8e8m0fnu, 8, 0, 127, IREEC_SF_E8M0)
+IREEC_SMALL_FLOAT(f6e3m2fn, 3, 2, 3, IREEC_SF_FINITE)
+IREEC_SMALL_FLOAT(f6e2m3fn, 2, 3, 1, IREEC_SF_FINITE)
+IREEC_SMALL_FLOAT(f4e2m1fn, 2, 1, 1, IREEC_SF_FINITE)
+
+/* Round a float to the nearest f16 / bf16 value (arith.truncf when values live in
+ * float registers). */
+IREEC_INLINE float ireec_round_to_f16(float f) { return ireec_f16_to_f32(ireec_f32_to_f16(f)); }
+IREEC_INLINE float ireec_round_to_bf16(float f) { return ireec_bf16_to_f32(ireec_f32_to_bf16(f)); }
+
+/*===----------------------------------------------------------------------===*
  * Bit counting (math.ctpop, math.ctlz, math.cttz). clz/ctz of 0 return the bit
  * width, as MLIR defines them.
  *===----------------------------------------------------------------------===*/
@@ -510,6 +648,30 @@ IREEC_INLINE int32_t ireec_ctz64(uint64_t x) {
     return n;
   }
 #endif
+}
+
+/*===----------------------------------------------------------------------===*
+ * Integer power (math.ipowi) by squaring, wrapping like the other integer ops.
+ * Negative exponents follow MLIR's expansion (MathToFuncs): 1 for base 1,
+ * +-1 for base -1, 0 otherwise (base 0 included, instead of a division trap).
+ *===----------------------------------------------------------------------===*/
+
+IREEC_INLINE int64_t ireec_ipowi64(int64_t b, int64_t e) {
+  uint64_t r = 1u, x = (uint64_t)b;
+  if (e < 0) {
+    if (b == 1) return 1;
+    if (b == -1) return (e & 1) ? -1 : 1;
+    return 0;
+  }
+  while (e) {
+    if (e & 1) r *= x;
+    x *= x;
+    e >>= 1;
+  }
+  return (int64_t)r;
+}
+IREEC_INLINE int32_t ireec_ipowi32(int32_t b, int32_t e) {
+  return (int32_t)(uint32_t)(uint64_t)ireec_ipowi64(b, e);
 }
 
 /*===----------------------------------------------------------------------===*

@@ -32,7 +32,7 @@ from typing import Dict, List
 
 from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
-from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, TypeAttr
+from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, TypeAttr, UnitAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from .registry import register as _register
@@ -41,7 +41,7 @@ from .stablehlo import safe_printer
 
 def register(name, parse=None, print_=None, traits=()):
     _register(name, parse, safe_printer(print_), traits=traits)
-from .stablehlo import _tidy, enum_value  # noqa: F401  (enum_value re-exported for users)
+from .stablehlo import _generic_fallback, _tidy, enum_value  # noqa: F401  (enum_value re-exported for users)
 
 # Attributes that the newer syntax prints without their type: value kinds per ODS.
 _I32_ARRAYS = {"perms"}
@@ -86,6 +86,37 @@ def _parse_prop_value(p, key: str) -> Attribute:
     return p.parse_attribute(type_hint=hint)
 
 
+def _parse_attr_dict(p) -> Dict[str, Attribute]:
+    """An attribute dictionary in which enum attributes may be bare case names, as MLIR
+    prints them when ODS knows the attribute's type (``{rounding_mode = DOUBLE_ROUND}``);
+    those become ``#tosa<rounding_mode DOUBLE_ROUND>`` like the ``name(VALUE)`` form."""
+    if not p.peek("{"):
+        return {}
+    p.expect("{")
+    out: Dict[str, Attribute] = {}
+    if p.try_punct("}"):
+        return out
+    while True:
+        p.skip_ws()
+        kloc = p.loc()
+        key = p.parse_string() if p.peek('"') else p.parse_bare_id("attribute name")
+        if key in out:
+            raise CompileError(f"duplicate key '{key}' in dictionary attribute", kloc)
+        if p.try_punct("="):
+            w = p.peek_bare_id()
+            if key in _ENUM_KIND and w is not None and re.fullmatch(r"[A-Z][A-Z0-9_]*", w):
+                p.parse_bare_id()
+                out[key] = OpaqueAttr(f"#tosa<{_ENUM_KIND[key]} {w}>")
+            else:
+                out[key] = p.parse_attribute()
+        else:
+            out[key] = UnitAttr()
+        if not p.try_punct(","):
+            break
+    p.expect("}", "to close attribute dictionary")
+    return out
+
+
 def _looks_like_prop(p) -> bool:
     w = p.peek_bare_id()
     return w is not None and p.text.startswith("(", p.pos + len(w))
@@ -100,7 +131,7 @@ def parse_tosa_op(p, name, loc):
         p.expect("(")
         attrs[key] = _parse_prop_value(p, key)
         p.expect(")")
-    attrs.update(p.parse_optional_attr_dict())
+    attrs.update(_parse_attr_dict(p))
     p.expect(":")
     p.skip_ws()
     tstart = p.pos
@@ -261,6 +292,7 @@ BINARY_ELEMENTWISE = (
     "table")
 OTHER_PURE = (
     "argmax", "avg_pool2d", "conv2d", "conv3d", "depthwise_conv2d", "fft2d", "rfft2d",
+    "fully_connected",
     "matmul", "max_pool2d", "transpose_conv2d", "reduce_all", "reduce_any", "reduce_max",
     "reduce_min", "reduce_product", "reduce_sum", "concat", "pad", "reshape", "reverse",
     "slice", "tile", "transpose", "gather", "scatter", "resize", "const_shape", "dim",

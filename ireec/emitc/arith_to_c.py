@@ -2,16 +2,23 @@
 
 Each entry gives a format string over the operands ``{0}, {1}, ...``; ``{T}`` is the C
 result type, ``{U}`` its unsigned counterpart, ``{S}``/``{SU}`` the first operand's C type
-and unsigned type, ``{f}`` the libm suffix ('f' for float, '' for double).
+and unsigned type, ``{f}`` the libm suffix ('f' for float, '' for double), ``{d}`` the suffix
+of ireec_runtime.h's float/double helper pairs ('f' / 'd'), ``{W}`` the operand's bit width.
 Signless integer add/sub/mul/shl wrap (two's complement), computed in unsigned C types
 to avoid C's signed-overflow undefined behaviour. Predicates use upstream's enum order.
+
+f16, bf16 and the small floats (f8*, f6*, f4E2M1FN) live in ``float`` registers; every op
+whose result has one of those types is rounded to it (``ireec_round_to_<type>``), so each op
+gives the value the narrow type's own arithmetic gives (IREE's CPU backends compute them as
+extf -> f32 op -> truncf), and arith.truncf rounds. Loads and stores convert with the
+helpers named by :func:`ireec.emitc.ctypes.load_conversion` / ``store_conversion``.
 """
 from __future__ import annotations
 
 from ..ir import types as T
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
-from .ctypes import ctype, unsigned_ctype
+from .ctypes import ctype, load_conversion, rounding_function, store_conversion, unsigned_ctype
 
 BINARY = {
     "arith.addf": "{0} + {1}", "arith.subf": "{0} - {1}", "arith.mulf": "{0} * {1}",
@@ -22,35 +29,41 @@ BINARY = {
     "arith.divui": "({T})(({U}){0} / ({U}){1})", "arith.remui": "({T})(({U}){0} % ({U}){1})",
     "arith.floordivsi": "({0} / {1} - (({0} % {1} != 0) && (({0} < 0) != ({1} < 0))))",
     "arith.ceildivsi": "({0} / {1} + (({0} % {1} != 0) && (({0} < 0) == ({1} < 0))))",
-    "arith.ceildivui": "({T})((({U}){0} + ({U}){1} - 1) / ({U}){1})",
+    "arith.ceildivui": "({T})((({U}){0} / ({U}){1}) + ((({U}){0} % ({U}){1}) != 0))",
     "arith.andi": "{0} & {1}", "arith.ori": "{0} | {1}", "arith.xori": "{0} ^ {1}",
-    "arith.shli": "({T})(({U}){0} << {1})", "arith.shrsi": "{0} >> {1}",
-    "arith.shrui": "({T})(({U}){0} >> {1})",
+    "arith.shli": "({1} >= {W} ? ({T})0 : ({T})(({U}){0} << {1}))",
+    "arith.shrsi": "({0} >> ({1} >= {W} ? {W} - 1 : {1}))",
+    "arith.shrui": "({1} >= {W} ? ({T})0 : ({T})(({U}){0} >> {1}))",
     "arith.maxsi": "({0} > {1} ? {0} : {1})", "arith.minsi": "({0} < {1} ? {0} : {1})",
     "arith.maxui": "(({U}){0} > ({U}){1} ? {0} : {1})", "arith.minui": "(({U}){0} < ({U}){1} ? {0} : {1})",
-    "arith.maximumf": "ireec_maximum{f}_({0}, {1})", "arith.minimumf": "ireec_minimum{f}_({0}, {1})",
+    "arith.maximumf": "ireec_maximum{d}({0}, {1})", "arith.minimumf": "ireec_minimum{d}({0}, {1})",
     "arith.maxnumf": "fmax{f}({0}, {1})", "arith.minnumf": "fmin{f}({0}, {1})",
     "math.powf": "pow{f}({0}, {1})", "math.atan2": "atan2{f}({0}, {1})",
     "math.copysign": "copysign{f}({0}, {1})",
+    "math.fpowi": "pow{f}({0}, ({T}){1})",
 }
 
 UNARY = {
     "arith.negf": "-{0}", "math.absf": "fabs{f}({0})", "math.absi": "({0} < 0 ? ({T})(-({U}){0}) : {0})",
     "math.exp": "exp{f}({0})", "math.exp2": "exp2{f}({0})", "math.expm1": "expm1{f}({0})",
     "math.log": "log{f}({0})", "math.log2": "log2{f}({0})", "math.log10": "log10{f}({0})",
-    "math.log1p": "log1p{f}({0})", "math.sqrt": "sqrt{f}({0})", "math.rsqrt": "(1 / sqrt{f}({0}))",
+    "math.log1p": "log1p{f}({0})", "math.sqrt": "sqrt{f}({0})", "math.rsqrt": "(({T})1 / sqrt{f}({0}))",
     "math.cbrt": "cbrt{f}({0})", "math.sin": "sin{f}({0})", "math.cos": "cos{f}({0})",
     "math.tan": "tan{f}({0})", "math.tanh": "tanh{f}({0})", "math.sinh": "sinh{f}({0})",
     "math.cosh": "cosh{f}({0})", "math.asin": "asin{f}({0})", "math.acos": "acos{f}({0})",
     "math.atan": "atan{f}({0})", "math.asinh": "asinh{f}({0})", "math.acosh": "acosh{f}({0})",
     "math.atanh": "atanh{f}({0})", "math.erf": "erf{f}({0})", "math.erfc": "erfc{f}({0})",
     "math.floor": "floor{f}({0})", "math.ceil": "ceil{f}({0})", "math.round": "round{f}({0})",
-    "math.trunc": "trunc{f}({0})", "math.roundeven": "ireec_roundeven{f}_({0})",
+    "math.trunc": "trunc{f}({0})", "math.roundeven": "ireec_roundeven{d}({0})",
     "math.isnan": "isnan({0})", "math.isinf": "isinf({0})", "math.isfinite": "isfinite({0})",
-    "math.ctpop": "ireec_ctpop_({0})",
 }
 
 TERNARY = {"arith.select": "{0} ? {1} : {2}", "math.fma": "fma{f}({0}, {1}, {2})"}
+
+# Results that are exactly representable in the operands' type: no rounding needed.
+_EXACT = {"arith.negf", "math.absf", "math.copysign", "math.floor", "math.ceil", "math.round",
+          "math.trunc", "math.roundeven", "arith.maximumf", "arith.minimumf", "arith.maxnumf",
+          "arith.minnumf", "arith.select", "arith.extf"}
 
 CMPF = ["false", "{0} == {1}", "{0} > {1}", "{0} >= {1}", "{0} < {1}", "{0} <= {1}",
         "({0} < {1} || {0} > {1})", "({0} == {0} && {1} == {1})", "!({0} < {1} || {0} > {1})",
@@ -67,6 +80,39 @@ CASTS = {
 }
 
 
+def _bit_ops(name: str, t: T.Type) -> str:
+    """math.ctpop / ctlz / cttz on an integer of width 8..64 (runtime header helpers)."""
+    w = T.bit_width(t)
+    u = unsigned_ctype(t)
+    big = w > 32
+    if name == "math.ctpop":
+        return f"({{T}})ireec_ctpop{64 if big else 32}(({'uint64_t' if big else 'uint32_t'})({u}){{0}})"
+    if name == "math.ctlz":
+        return (f"({{T}})(ireec_clz{64 if big else 32}(({'uint64_t' if big else 'uint32_t'})({u}){{0}})"
+                f" - {(64 if big else 32) - w})")
+    return (f"({{T}})({{0}} == 0 ? {w} : ireec_ctz{64 if big else 32}"
+            f"(({'uint64_t' if big else 'uint32_t'})({u}){{0}}))")
+
+
+def _bitcast(st: T.Type, rt: T.Type) -> str:
+    """arith.bitcast between same-width scalars; narrow floats go through their bit
+    patterns with the runtime header's conversions."""
+    src = "{0}"
+    conv = store_conversion(st)
+    if conv is not None:
+        src = f"{conv}({{0}})"
+        st_c = "uint16_t" if T.bit_width(st) == 16 else "uint8_t"
+    else:
+        st_c = ctype(st)
+    conv = load_conversion(rt)
+    if conv is not None:
+        bits_c = "uint16_t" if T.bit_width(rt) == 16 else "uint8_t"
+        return f"{conv}(({bits_c}){src})"
+    if st_c == ctype(rt) or (isinstance(st, T.IntegerType) and isinstance(rt, T.IntegerType)):
+        return f"({{T}}){src}"
+    return f"((union {{{{ {st_c} a; {{T}} b; }}}}){{{{ .a = {src} }}}}).b"
+
+
 def c_expression(op: Operation) -> str:
     """The C expression template of a scalar arith/math op; CompileError if unsupported."""
     name = op.name
@@ -78,6 +124,11 @@ def c_expression(op: Operation) -> str:
         tmpl = UNARY[name]
     elif name in TERNARY:
         tmpl = TERNARY[name]
+    elif name in ("math.ctpop", "math.ctlz", "math.cttz"):
+        tmpl = _bit_ops(name, rt)
+    elif name == "math.ipowi":
+        tmpl = ("({T})ireec_ipowi64({0}, {1})" if T.bit_width(rt) > 32
+                else "({T})ireec_ipowi32({0}, {1})")
     elif name == "arith.cmpf":
         tmpl = CMPF[op.attributes["predicate"].value]
     elif name == "arith.cmpi":
@@ -85,20 +136,26 @@ def c_expression(op: Operation) -> str:
     elif name in CASTS:
         tmpl = CASTS[name]
         if isinstance(rt, T.IntegerType) and rt.width == 1:
-            tmpl = "({0} & 1)"
+            tmpl = "({0} & 1)" if not isinstance(st, T.FloatType) else "({0} != 0)"
         elif name == "arith.extsi" and isinstance(st, T.IntegerType) and st.width == 1:
             tmpl = "({T})(-({T}){0})"
         elif isinstance(st, T.IntegerType) and st.width == 1:
             tmpl = "({T}){0}"
     elif name == "arith.bitcast":
-        tmpl = "((union {{ {S} a; {T} b; }}){{ .a = {0} }}).b"
+        tmpl = _bitcast(st, rt)
     else:
         raise CompileError(f"'{name}' cannot be lowered to C yet", op.loc)
     ft = rt if isinstance(rt, T.FloatType) else st
-    f = "" if isinstance(ft, T.FloatType) and ft.name == "f64" else "f"
+    is_f64 = isinstance(ft, T.FloatType) and ft.name == "f64"
+    f = "" if is_f64 else "f"
     if isinstance(rt, T.IntegerType) and rt.width == 1 and name in ("arith.addi", "arith.subi", "arith.xori"):
         tmpl = "{0} ^ {1}"
     if isinstance(rt, T.IntegerType) and rt.width == 1 and name == "arith.muli":
         tmpl = "{0} & {1}"
+    rnd = rounding_function(rt)
+    if rnd is not None and name not in _EXACT and name != "arith.bitcast":
+        tmpl = f"{rnd}({tmpl})"
+    width = str(T.bit_width(st)) if isinstance(st, (T.IntegerType, T.IndexType)) else "0"
     return (tmpl.replace("{T}", ctype(rt)).replace("{U}", unsigned_ctype(rt))
-            .replace("{SU}", unsigned_ctype(st)).replace("{S}", ctype(st)).replace("{f}", f))
+            .replace("{SU}", unsigned_ctype(st)).replace("{S}", ctype(st)).replace("{f}", f)
+            .replace("{d}", "d" if is_f64 else "f").replace("{W}", width))

@@ -1,6 +1,10 @@
 """Prints emitc-like ops as C99 statements (the role of MLIR's ``mlir-translate
---mlir-to-cpp``). Every SSA value becomes a ``const`` local named ``v<N>``; loops use
-``int64_t`` induction variables. Output is deterministic.
+--mlir-to-cpp``). Every computed SSA value becomes a ``const`` local named ``v<N>``;
+scalar constants are printed inline (small index constants as plain ints, and constant
+subscripts folded into the offset); mutable scalars (loop-carried values, ``scf.if``
+results) are ``s<N>``, local arrays ``t<N>``, ``static const`` arrays ``c<N>``; loops use
+induction variables ``i<N>`` of their IR type, preceded by ``IREEC_IVDEP`` when the
+kernel lowering proved their iterations independent. Output is deterministic.
 """
 from __future__ import annotations
 
@@ -9,15 +13,18 @@ from typing import Dict, List
 from ..ir import types as T
 from ..ir.core import Block, Operation, Value
 from ..ir.diagnostics import CompileError
-from .ctypes import c_literal, ctype, storage_ctype
+from .ctypes import c_literal, ctype, storage_ctype, unsigned_ctype
 
 
 class CPrinter:
+    """Prints one emitc.func; holds the C name of every value printed so far."""
+
     def __init__(self):
         self.lines: List[str] = []
         self.names: Dict[Value, str] = {}
         self.counter = 0
         self.indent = 1
+        self.int_consts: Dict[Value, int] = {}
 
     def fresh(self, prefix="v") -> str:
         self.counter += 1
@@ -49,18 +56,55 @@ class CPrinter:
         for op in blk.ops:
             self.print_op(op)
 
+    def plain(self, v: Value) -> str:
+        """A loop bound or step: index constants as plain decimals, others by name."""
+        c = self.int_consts.get(v)
+        if c is not None and isinstance(v.type, T.IndexType):
+            return str(c) if c >= 0 else f"({c})"
+        return self.name(v)
+
+    def subscript(self, ptr: Value, idx, strides, off: int) -> str:
+        """``ptr[off + i0 * s0 + ...]`` with constant indices folded into the offset."""
+        terms = []
+        for i, s in zip(idx, strides):
+            c = self.int_consts.get(i)
+            if c is not None:
+                off += c * s
+            elif s != 0:
+                terms.append(self.name(i) if s == 1 else f"{self.name(i)} * {s}")
+        if off or not terms:
+            terms.append(str(off))
+        return f"{self.name(ptr)}[{' + '.join(terms)}]"
+
+    def print_region_block(self, blk: Block) -> None:
+        self.indent += 1
+        self.print_block(blk)
+        self.indent -= 1
+
     def print_op(self, op: Operation) -> None:
         n = op.name
         if n == "emitc.constant":
+            # Scalar constants are printed inline where they are used.
             t = op.results[0].type
-            v = self.fresh()
-            self.names[op.results[0]] = v
-            self.emit(f"const {ctype(t)} {v} = {c_literal(op.attributes['value'].value, t)};")
+            val = op.attributes["value"].value
+            lit = c_literal(val, t)
+            if isinstance(t, T.IndexType) and -32768 < int(val) < 32768:
+                # Small index constants as plain int literals (their products fit in int).
+                lit = str(int(val))
+            self.names[op.results[0]] = f"({lit})" if lit.startswith("-") else lit
+            if isinstance(t, (T.IndexType, T.IntegerType)) and not (isinstance(t, T.IntegerType) and t.width == 1):
+                self.int_consts[op.results[0]] = int(val)
         elif n == "emitc.expression":
             v = self.fresh()
             self.names[op.results[0]] = v
             expr = op.attributes["c"].value.format(*[self.name(x) for x in op.operands])
             self.emit(f"const {ctype(op.results[0].type)} {v} = {expr};")
+        elif n == "emitc.read":
+            v = self.fresh()
+            self.names[op.results[0]] = v
+            self.emit(f"const {ctype(op.results[0].type)} {v} = {self.name(op.operands[0])};")
+        elif n == "emitc.assign":
+            self.emit(f"{self.name(op.operands[0])} = {self.name(op.operands[1])};")
         elif n in ("emitc.load", "emitc.store"):
             et = op.attributes["element_type"].value
             strides = list(op.attributes["strides"].value)
@@ -69,10 +113,7 @@ class CPrinter:
                 ptr, idx = op.operands[0], op.operands[1:]
             else:
                 ptr, idx = op.operands[1], op.operands[2:]
-            terms = [str(off)] if off else []
-            for i, s in zip(idx, strides):
-                terms.append(self.name(i) if s == 1 else f"{self.name(i)} * {s}")
-            sub = f"{self.name(ptr)}[{' + '.join(terms) or '0'}]"
+            sub = self.subscript(ptr, idx, strides, off)
             if n == "emitc.load":
                 v = self.fresh()
                 self.names[op.results[0]] = v
@@ -94,18 +135,55 @@ class CPrinter:
                     val = f"(uint8_t){val}"
                 self.emit(f"{sub} = {val};")
         elif n == "emitc.for":
-            lb, ub, step = (self.name(x) for x in op.operands)
+            lb, ub = self.plain(op.operands[0]), self.plain(op.operands[1])
+            step_c = self.int_consts.get(op.operands[2])
+            it = op.body.args[0].type
             iv = self.fresh("i")
             self.names[op.body.args[0]] = iv
-            self.emit(f"for (int64_t {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{")
-            self.indent += 1
-            self.print_block(op.body)
-            self.indent -= 1
+            inc = f"++{iv}" if step_c == 1 else f"{iv} += {self.plain(op.operands[2])}"
+            cond = f"{iv} < {ub}"
+            if "unsigned" in op.attributes:
+                u = unsigned_ctype(it)
+                cond = f"({u}){iv} < ({u}){ub}"
+            if "ivdep" in op.attributes:
+                self.emit("IREEC_IVDEP")
+            self.emit(f"for ({ctype(it)} {iv} = {lb}; {cond}; {inc}) {{")
+            self.print_region_block(op.body)
             self.emit("}")
+        elif n == "emitc.if":
+            self.emit(f"if ({self.name(op.operands[0])}) {{")
+            self.print_region_block(op.regions[0].blocks[0])
+            other = op.regions[1].blocks[0] if len(op.regions) > 1 and op.regions[1].blocks else None
+            if other is not None and other.ops:
+                self.emit("} else {")
+                self.print_region_block(other)
+            self.emit("}")
+        elif n == "emitc.loop":
+            self.emit("for (;;) {")
+            self.print_region_block(op.body)
+            self.emit("}")
+        elif n == "emitc.break_unless":
+            self.emit(f"if (!{self.name(op.operands[0])}) break;")
         elif n == "emitc.variable":
-            v = self.fresh("t")
-            self.names[op.results[0]] = v
-            self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
+            t = op.results[0].type
+            if "init_values" in op.attributes:
+                v = self.fresh("c")
+                self.names[op.results[0]] = v
+                vals = [x.value for x in op.attributes["init_values"].value]
+                rows = [", ".join(vals[i: i + 16]) for i in range(0, len(vals), 16)]
+                pad = "  " * (self.indent + 1)
+                body = (",\n" + pad).join(rows)
+                self.emit(f"IREEC_ALIGNAS(64) static const {op.attributes['element'].value} "
+                          f"{v}[{op.attributes['array_size'].value}] = {{\n{pad}{body}\n{'  ' * self.indent}}};")
+            elif "array_size" in op.attributes:
+                v = self.fresh("t")
+                self.names[op.results[0]] = v
+                self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
+            else:
+                v = self.fresh("s")
+                self.names[op.results[0]] = v
+                init = self.name(op.operands[0]) if op.operands else "0"
+                self.emit(f"{ctype(t)} {v} = {init};")
         elif n == "emitc.call_opaque":
             args = ", ".join(a.value for a in op.attributes["args"].value)
             self.emit(f"{op.attributes['callee'].value}({args});")
@@ -117,18 +195,28 @@ class CPrinter:
             raise CompileError(f"C printer: unexpected op '{n}'", op.loc)
 
 
-_PURE = {"emitc.constant", "emitc.expression", "emitc.load", "emitc.variable"}
+_PURE = {"emitc.constant", "emitc.expression", "emitc.load", "emitc.read"}
 
 
 def _erase_dead(blk: Block) -> None:
-    """Drop side-effect-free ops whose results are unused (C warns on unused locals)."""
+    """Drop side-effect-free ops whose results are unused (C warns on unused locals), and
+    variables that are only ever assigned (C warns on set-but-unused variables)."""
     changed = True
     while changed:
         changed = False
         for op in reversed(list(_walk_ops(blk))):
+            if op.parent is None:
+                continue
             if op.name in _PURE and all(not r.uses for r in op.results):
                 op.erase()
                 changed = True
+            elif op.name == "emitc.variable":
+                users = op.results[0].users
+                if all(u.name == "emitc.assign" and u.operands[0] is op.results[0] for u in users):
+                    for u in users:
+                        u.erase()
+                    op.erase()
+                    changed = True
 
 
 def _walk_ops(blk: Block):
@@ -140,6 +228,8 @@ def _walk_ops(blk: Block):
 
 
 def print_function(f: Operation) -> str:
+    """The C definition of one ``emitc.func`` (kernel or host function). Raises
+    CompileError for an op the printer does not know."""
     return CPrinter().print_func(f)
 
 

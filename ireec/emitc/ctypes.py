@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from ..ir import types as T
 from ..ir.attributes import float_bits_hex
@@ -9,7 +10,8 @@ from ..ir.diagnostics import CompileError
 
 
 def ctype(t: T.Type) -> str:
-    """C type of a scalar value in registers (i1 is ``bool``, f16/bf16 compute as float)."""
+    """C type of a scalar value in registers (i1 is ``bool``; f16, bf16 and the small floats
+    f8*/f6*/f4E2M1FN compute as float)."""
     if isinstance(t, T.IndexType):
         return "int64_t"
     if isinstance(t, T.IntegerType):
@@ -21,18 +23,54 @@ def ctype(t: T.Type) -> str:
     if isinstance(t, T.FloatType):
         if t.name == "f64":
             return "double"
-        if t.name in ("f32", "f16", "bf16"):
+        if t.name in ("f32", "f16", "bf16") or T.is_small_float(t):
             return "float"
     raise CompileError(f"type {t} is not supported in generated C")
 
 
 def storage_ctype(t: T.Type) -> str:
-    """C type of an element in memory (i1 is a byte, f16/bf16 are 16-bit patterns)."""
+    """C type of an element in memory (i1 is a byte, f16/bf16 are 16-bit patterns, the small
+    floats are bit patterns in one byte)."""
     if isinstance(t, T.IntegerType) and t.width == 1:
+        return "uint8_t"
+    if T.is_small_float(t):
         return "uint8_t"
     if isinstance(t, T.FloatType) and t.name in ("f16", "bf16"):
         return "uint16_t"
     return ctype(t)
+
+
+def runtime_type_name(t: T.Type) -> str:
+    """The lower-case name the runtime header's helpers use for a float type stored as a
+    bit pattern: ``f16``, ``bf16``, ``f8e4m3fn``... (KeyError-free: any FloatType)."""
+    return t.name.lower()
+
+
+def load_conversion(t: T.Type) -> Optional[str]:
+    """Name of the ireec_runtime.h function turning a stored element of type ``t`` into its
+    register value (``ireec_f16_to_f32``, ``ireec_f8e4m3fn_to_f32``...), or None when the
+    stored and register forms are the same C value."""
+    if isinstance(t, T.FloatType) and (t.name in ("f16", "bf16") or T.is_small_float(t)):
+        return f"ireec_{runtime_type_name(t)}_to_f32"
+    return None
+
+
+def store_conversion(t: T.Type) -> Optional[str]:
+    """Inverse of :func:`load_conversion` (``ireec_f32_to_f16``...): rounds a float register
+    value to nearest-even in ``t`` and returns its bit pattern."""
+    if isinstance(t, T.FloatType) and (t.name in ("f16", "bf16") or T.is_small_float(t)):
+        return f"ireec_f32_to_{runtime_type_name(t)}"
+    return None
+
+
+def rounding_function(t: T.Type) -> Optional[str]:
+    """Name of the runtime helper that rounds a float register value to the nearest value
+    of ``t`` (f16, bf16, small floats), or None for f32/f64 and non-floats."""
+    if isinstance(t, T.FloatType) and t.name in ("f16", "bf16"):
+        return f"ireec_round_to_{t.name}"
+    if T.is_small_float(t):
+        return f"ireec_round_to_{runtime_type_name(t)}"
+    return None
 
 
 def unsigned_ctype(t: T.Type) -> str:

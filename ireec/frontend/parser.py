@@ -1172,7 +1172,8 @@ def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) ->
             # Signless ints may be written as unsigned: wrap into the signed range.
             bits = et.width
             vals = [((v + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for v in vals]
-        arr = np.array(vals, dtype=dt) if vals else np.zeros(0, dt)
+        with np.errstate(over="ignore"):  # e.g. 1e5 in f16 is inf, as MLIR rounds it
+            arr = np.array(vals, dtype=dt) if vals else np.zeros(0, dt)
     return DenseElementsAttr(arr.reshape(ty.shape), ty)
 
 
@@ -1182,9 +1183,11 @@ def _elem_value(x, et, loc):
     kind, v = x
     if isinstance(et, T.FloatType):
         if kind == "hex":
-            if et.name == "bf16" or et.width == 8:
+            if et.name == "bf16" or T.is_small_float(et):
                 return v
             return float_from_bits(v, et)
+        if T.is_small_float(et):  # f8/f6/f4: stored as bit patterns, rounded to nearest even
+            return T.small_float_to_bits(float(v), et)
         if et.name == "bf16":
             b = np.array([v], np.float32).view(np.uint32)[0]
             return int((b + 0x7FFF + ((b >> 16) & 1)) >> 16)

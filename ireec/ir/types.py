@@ -48,11 +48,11 @@ class FloatType(Type):
     def width(self) -> int:
         if self.name == "bf16":
             return 16
-        if self.name.startswith("f8"):
-            return 8
-        if self.name.startswith("f4") or self.name.startswith("f6"):
-            return int(self.name[1])
-        return int(self.name[1:])
+        if self.name in ("f16", "f32", "f64", "f80", "f128"):
+            return int(self.name[1:])
+        if self.name == "tf32":
+            return 19
+        return int(self.name[1])  # f8E4M3FN, f6E3M2FN, f4E2M1FN...
 
     def __str__(self) -> str:
         return self.name
@@ -257,7 +257,8 @@ def numpy_dtype(t: Type) -> np.dtype:
     """numpy dtype holding elements of scalar type ``t``.
 
     Signless integers map to signed numpy ints; bf16 is held as uint16 bit patterns
-    (numpy has no bfloat16). Raises ValueError for types with no numpy form.
+    (numpy has no bfloat16), the small floats (f8*, f6*, f4E2M1FN) as uint8 bit patterns in
+    the low bits of one byte per element. Raises ValueError for types with no numpy form.
     """
     if isinstance(t, IntegerType):
         if t.width == 4 or t.width == 2:
@@ -277,7 +278,7 @@ def numpy_dtype(t: Type) -> np.dtype:
             return np.dtype(np.float64)
         if t.name == "bf16":
             return np.dtype(np.uint16)
-        if t.width == 8:
+        if t.width <= 8:  # f8*, f6*, f4E2M1FN: bit patterns, one element per byte
             return np.dtype(np.uint8)
     if isinstance(t, ComplexType):
         if t.element_type == f32:
@@ -285,3 +286,92 @@ def numpy_dtype(t: Type) -> np.dtype:
         if t.element_type == f64:
             return np.dtype(np.complex128)
     raise ValueError(f"no numpy dtype for {t}")
+
+
+# Small float formats ----------------------------------------------------------
+# MLIR name -> (exponent bits, mantissa bits, bias, kind). Kinds (LLVM APFloat's
+# fltNonfiniteBehavior and the FNUZ convention): "ieee" (inf and NaNs), "fn" (no inf, NaN is
+# all ones), "fnuz" (no inf, no -0, 0x80 is NaN), "finite" (no inf/NaN), "e8m0" (unsigned
+# powers of two, 0xFF NaN). Sources: OCP OFP8 1.0 and OCP MX 1.0 specifications, LLVM
+# APFloat semantics. runtime_c/ireec_runtime.h implements the same conversions in C.
+SMALL_FLOAT_FORMATS = {
+    "f8E5M2": (5, 2, 15, "ieee"), "f8E4M3": (4, 3, 7, "ieee"), "f8E3M4": (3, 4, 3, "ieee"),
+    "f8E4M3FN": (4, 3, 7, "fn"), "f8E5M2FNUZ": (5, 2, 16, "fnuz"),
+    "f8E4M3FNUZ": (4, 3, 8, "fnuz"), "f8E4M3B11FNUZ": (4, 3, 11, "fnuz"),
+    "f8E8M0FNU": (8, 0, 127, "e8m0"), "f6E3M2FN": (3, 2, 3, "finite"),
+    "f6E2M3FN": (2, 3, 1, "finite"), "f4E2M1FN": (2, 1, 1, "finite"),
+}
+
+
+def is_small_float(t: Type) -> bool:
+    """True for the f8/f6/f4 float types (stored as bit patterns, one per byte)."""
+    return isinstance(t, FloatType) and t.name in SMALL_FLOAT_FORMATS
+
+
+def small_float_from_bits(bits: int, t: FloatType) -> float:
+    """The value of bit pattern ``bits`` (low bits of a byte) of small float type ``t``.
+    Raises KeyError for other types."""
+    import math
+
+    eb, mb, bias, kind = SMALL_FLOAT_FORMATS[t.name]
+    nbits = eb + mb + (0 if kind == "e8m0" else 1)
+    bits &= (1 << nbits) - 1
+    sign = -1.0 if kind != "e8m0" and bits >> (nbits - 1) else 1.0
+    e = (bits >> mb) & ((1 << eb) - 1)
+    m = bits & ((1 << mb) - 1)
+    if kind == "e8m0":
+        return math.nan if e == 0xFF else math.ldexp(1.0, e - bias)
+    if kind == "fnuz" and bits == 1 << (nbits - 1):
+        return math.nan
+    if kind == "fn" and e == (1 << eb) - 1 and m == (1 << mb) - 1:
+        return math.nan
+    if kind == "ieee" and e == (1 << eb) - 1:
+        return math.nan if m else sign * math.inf
+    if e == 0:
+        return sign * math.ldexp(m, 1 - bias - mb)
+    return sign * math.ldexp(m | (1 << mb), e - bias - mb)
+
+
+def small_float_to_bits(value: float, t: FloatType) -> int:
+    """Bit pattern of ``value`` rounded to small float type ``t`` (nearest, ties to even;
+    overflow: inf for "ieee" kinds, NaN for fn/fnuz, the largest value for "finite"; as
+    LLVM APFloat and ml_dtypes). Raises KeyError for other types."""
+    import math
+
+    eb, mb, bias, kind = SMALL_FLOAT_FORMATS[t.name]
+    nbits = eb + mb + (0 if kind == "e8m0" else 1)
+    signbit = 0 if kind == "e8m0" else 1 << (nbits - 1)
+    all_ones = (1 << (eb + mb)) - 1
+    maxb = {"ieee": all_ones - (1 << mb), "fn": all_ones - 1, "e8m0": all_ones - 1}.get(kind, all_ones)
+    v = float(value)
+    sign = signbit if math.copysign(1.0, v) < 0 else 0
+    if kind == "e8m0":
+        nan = 0xFF
+    elif kind in ("fnuz", "finite"):
+        nan = signbit
+    elif kind == "fn":
+        nan = sign | (signbit - 1)
+    else:
+        nan = sign | (((1 << eb) - 1) << mb) | (1 << (mb - 1) if mb else 0)
+    if math.isnan(v):
+        return nan
+    if kind == "e8m0" and (v <= 0 or math.isinf(v)):
+        return 0xFF
+    overflow = sign | (maxb + 1) if kind == "ieee" else (sign | maxb if kind == "finite" else nan)
+    if math.isinf(v):
+        return overflow
+    a = abs(v)
+    if a == 0.0:
+        return 0 if kind == "fnuz" else sign
+    emin = -bias if kind == "e8m0" else 1 - bias
+    e = max(math.frexp(a)[1] - 1, emin)
+    q = math.ldexp(1.0, e - mb)
+    r = round(a / q) * q  # Python's round() is half-to-even
+    if r == 0.0:
+        return 0 if kind in ("fnuz", "e8m0") else sign
+    if r > small_float_from_bits(maxb, t):
+        return overflow
+    e = math.frexp(r)[1] - 1
+    if kind != "e8m0" and e < emin:
+        return sign | int(math.ldexp(r, mb - emin))
+    return sign | ((e + bias) << mb) | (int(math.ldexp(r, mb - e)) - (1 << mb))

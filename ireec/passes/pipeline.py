@@ -9,16 +9,25 @@ from typing import List, Tuple, Type
 from .abi.wrap_entry_points import WrapEntryPointsPass
 from .common.linalg_generalize_named_ops import LinalgGeneralizeNamedOpsPass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
+from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
 from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
+from .hal.select_lowering_strategy import SelectLoweringStrategyPass
 from .input.canonicalize import CanonicalizePass
 from .input.convert_check_to_results import ConvertCheckToResultsPass
 from .input.convert_elementwise_to_linalg import ConvertElementwiseToLinalgPass
+from .input.convert_globals import ConvertGlobalsPass
+from .input.convert_host_scalars_to_tensors import ConvertHostScalarsToTensorsPass
+from .input.convert_scf_to_cf import ConvertScfToCfPass
+from .input.convert_splat_constants_to_fills import ConvertSplatConstantsToFillsPass
 from .input.convert_stablehlo_to_linalg import ConvertStableHloToLinalgPass
 from .input.convert_tosa_to_linalg import ConvertTosaToLinalgPass
+from .input.decompose_pack_unpack import DecomposePackUnPackPass
+from .input.decompose_softmax import DecomposeSoftmaxPass
+from .input.decompose_tensor_concat import DecomposeTensorConcatPass
 from .input.drop_compiler_hints import DropCompilerHintsPass
 from .input.inline import InlinePass
 from .input.legalize_chlo import LegalizeChloPass
@@ -32,16 +41,24 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # input: everything becomes linalg/tensor/arith on tensors.
     ("input", InlinePass, "calls become the callee's body, so each public function is one straight program"),
     ("input", DropCompilerHintsPass, "unfoldable constants, barriers and dynamic constants become plain values"),
+    ("input", ConvertGlobalsPass, "ml_program globals become util globals; never-stored globals become constants"),
     ("input", ConvertCheckToResultsPass, "check.expect_* operands become results that `ireec check` compares"),
     ("input", LegalizeChloPass, "CHLO's broadcasting and composite ops become plain StableHLO"),
     ("input", ConvertStableHloToLinalgPass, "StableHLO becomes linalg/tensor/arith (scf for while/if/case)"),
     ("input", ConvertTosaToLinalgPass, "TOSA becomes linalg/tensor/arith (scf for while_loop/cond_if)"),
     ("input", ConvertElementwiseToLinalgPass, "tensor-level arith/math become linalg.generic, so every computation is a structured op"),
     ("input", CanonicalizePass, "fold casts and refine dynamic shapes the constants make static"),
+    ("input", DecomposePackUnPackPass, "pack/unpack become generic copies with (un)tiling maps (shapes are static by now)"),
+    ("input", DecomposeTensorConcatPass, "concat becomes empty + insert_slice, which dispatches already handle"),
+    ("input", DecomposeSoftmaxPass, "softmax becomes max/exp/sum/div generics the backend lowers like any reduction"),
+    ("input", ConvertSplatConstantsToFillsPass, "big splat constants become fills, not megabytes of pooled data"),
+    ("input", ConvertScfToCfPass, "host loops and conditionals become blocks and branches the host C program jumps between"),
+    ("input", ConvertHostScalarsToTensorsPass, "scalars the host computes reach dispatches as rank-0 tensors (IREE: push constants)"),
     # abi: the public calling convention.
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.
-    ("flow", FormDispatchRegionsPass, "each root op (plus its fill and empty producers) becomes one dispatch region"),
+    ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
+    ("flow", FormDispatchRegionsPass, "roots (matmul, conv, reductions, then the rest) with their fusable consumers and cloned fills/empties become dispatch regions"),
     ("flow", OutlineDispatchRegionsPass, "dispatch regions become flow.executables called by flow.dispatch"),
     ("flow", DeduplicateExecutablesPass, "identical kernels are compiled once"),
     # stream: where every byte lives.
@@ -49,8 +66,9 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # hal: kernels for the target.
     ("hal", MaterializeInterfacesPass, "executables get a target variant; kernel arguments become interface bindings"),
     ("hal", LinalgGeneralizeNamedOpsPass, "named linalg ops become linalg.generic so one lowering handles them all"),
-    ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings"),
-    ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops of loads, scalar math and stores"),
+    ("hal", SelectLoweringStrategyPass, "lowering config per kernel: distributed dims, tile sizes, workgroup count = ceil(extent / tile)"),
+    ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings, intermediates in per-tile temporaries"),
+    ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
     # vm: C statements as ops.
     ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),
 ]

@@ -6,8 +6,10 @@ one-function shim exporting ``ireec_query_module_info`` (what ``ireec.load`` and
 parallel and links them. The output path is replaced atomically, so a process that has
 the old library loaded keeps a consistent file.
 
-Toolchain: ``$CC`` (default ``cc``) and ``$CFLAGS`` are honoured, ``$CFLAGS`` after our
-defaults so that ``CFLAGS=-O3`` wins over ``-O2``; ``$NVCC`` (default ``nvcc``) and
+Toolchain: ``$CC`` (default ``cc``) and ``$CFLAGS`` are honoured, ``$CFLAGS`` after the target's
+flags (``ireec.targets``: ``-std=c99 -O3 -fno-math-errno -ffp-contract=off``, plus
+``-fopenmp`` for openmp) so that e.g. ``CFLAGS=-O2`` wins, and ``extra_cflags`` (the CLI's
+``--cflags``) last; ``$NVCC`` (default ``nvcc``) and
 ``$NVCCFLAGS`` for the cuda target.
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 __all__ = [
     "BuildError",
@@ -69,6 +71,21 @@ def runtime_header_text() -> str:
         # Source checkout without an install: runtime_c/ sits next to ireec/.
         here = Path(__file__).resolve().parents[2] / "runtime_c" / RUNTIME_HEADER
         return here.read_text(encoding="utf-8")
+
+
+def target_flags(target: str) -> Tuple[List[str], List[str]]:
+    """(compile flags, link flags) of a target: those of its class in ``ireec.targets``
+    (e.g. ``-std=c99 -O3 ...`` for c, plus ``-fopenmp`` for openmp), or BASE_CFLAGS for a
+    target without one there."""
+    from ..ir.diagnostics import CompileError
+
+    try:
+        from ..targets import get_target
+
+        t = get_target(target)
+    except CompileError:
+        return [f for f in BASE_CFLAGS if f != "-fPIC"], []
+    return list(t.cflags), list(getattr(t, "ldflags", ()))
 
 
 def _tool(env_var: str, default: str) -> List[str]:
@@ -141,7 +158,8 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
     ``<module>.c``, kernels...); ``ireec_runtime.h`` is copied from the package when it
     is not among them. ``module_name`` is the C prefix: the sources must define
     ``const ireec_module_info_t <module_name>_module_info``. ``target``: ``c``
-    (``cc -std=c99 -O2 -shared -fPIC ... -lm``), ``openmp`` (adds ``-fopenmp``) or
+    (``cc <target flags> -fPIC ...``, linked ``-shared ... -lm``), ``openmp`` (adds
+    ``-fopenmp`` to compiling and linking) or
     ``cuda`` (``.cu`` files through ``nvcc``, linked with nvcc). Raises BuildError.
     """
     if target not in TARGETS:
@@ -160,8 +178,8 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
         if cu_files and target != "cuda":
             raise BuildError(f"CUDA sources ({', '.join(cu_files)}) need --target=cuda")
         cc = _tool("CC", "cc")
-        cflags = list(BASE_CFLAGS) + (["-fopenmp"] if target == "openmp" else [])
-        cflags += ["-I", "."] + _env_flags("CFLAGS") + extra
+        tflags, tldflags = target_flags(target)
+        cflags = tflags + ["-fPIC", "-I", "."] + _env_flags("CFLAGS") + extra
         jobs = [cc + cflags + ["-c", f, "-o", f + ".o"] for f in c_files]
         objects = [f + ".o" for f in c_files]
         link: List[str]
@@ -172,7 +190,7 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
             objects += [f + ".o" for f in cu_files]
             link = nvcc + ["-shared", "-Xcompiler", "-fPIC"] + objects + ["-o", "lib.so", "-lm"]
         else:
-            link = cc + ["-shared", "-fPIC"] + (["-fopenmp"] if target == "openmp" else [])
+            link = cc + ["-shared", "-fPIC"] + tldflags
             link += _env_flags("LDFLAGS") + objects + ["-o", "lib.so", "-lm"]
         _compile_all(jobs, work, "compiling C")
         _run(link, work, "linking")

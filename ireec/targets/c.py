@@ -65,9 +65,21 @@ def _tensor_info(name: str, t: T.TensorType) -> dict:
 
 
 class CTarget:
+    """Portable single-threaded C: the workgroups of a dispatch run in a plain loop nest.
+
+    ``cflags`` are the flags ``ireec build`` compiles the generated C with (before
+    ``$CFLAGS`` and ``--cflags``, which therefore win): C99, ``-O3`` (GCC's loop
+    vectorizer; ``-O2`` in GCC 12 only vectorizes with the "very cheap" cost model),
+    ``-fno-math-errno`` (libm calls such as sqrt may become instructions: errno is never
+    read by generated code) and ``-ffp-contract=off`` (no fused multiply-add: every float
+    operation is rounded as written, so results match numpy's and do not depend on
+    ``-march``). No ``-ffast-math``: reassociating reductions would change results.
+    """
+
     name = "c"
     templates = "c"
-    cflags = ("-std=c99", "-O2")
+    cflags = ("-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=off")
+    ldflags: tuple = ()
 
     def render(self, module: Operation, ctx: PassContext) -> Dict[str, str]:
         """File name → text of every generated source (deterministic)."""
@@ -85,10 +97,7 @@ class CTarget:
                 params = [p.value for p in f.attributes["params"].value]
                 nb = len(f.attributes["bindings"].value)
                 launch = f"{mod}_{f.attributes['launch'].value}"
-                kernels.append({"entry": f.attributes["launch"].value, "launch": launch, "body": print_function(f),
-                                "binding_params": params[:nb] or ["void"],
-                                "binding_args": [p.split()[-1] for p in params[:nb]],
-                                "workgroup_count": list(f.attributes["workgroup_count"].value)})
+                kernels.append(self.kernel_info(f, launch, params[:nb]))
             else:
                 sig: T.FunctionType = f.attributes["function_type"].value
                 name = f.attributes["mlir_name"].value
@@ -106,12 +115,14 @@ class CTarget:
                     "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
                 })
         pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
+        state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
 
         guard = re.sub(r"[^A-Za-z0-9]", "_", mod).upper() + "_H_"
         common = {"module": mod, "MODULE": re.sub(r"[^A-Za-z0-9]", "_", mod).upper(), "source": ctx.source_name,
                   "guard": guard, "target": self.name, "kernels": kernels, "functions": functions,
                   "workspace_size": max([fn["workspace_size"] for fn in functions] + [0]),
-                  "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool)}
+                  "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool),
+                  "global_state_size": len(state), "global_state_text": _hex_rows(state)}
         return {
             f"{mod}.h": env.get_template(f"{self.templates}/module.h.j2").render(common),
             f"{mod}.c": env.get_template(f"{self.templates}/module.c.j2").render(common),
@@ -121,9 +132,36 @@ class CTarget:
         }
 
 
+    @staticmethod
+    def kernel_info(f: Operation, launch: str, binding_params: List[str]) -> dict:
+        """Template fields of one kernel: its C body, launch signature and workgroup grid.
+
+        ``grid`` lists the (axis, count) loops the launch function runs, outermost first
+        (z, y, x), leaving out axes with a count of 1 (their id is 0); ``id_args`` are the
+        workgroup id arguments of the call in x, y, z order.
+        """
+        wg = [int(c) for c in f.attributes["workgroup_count"].value]
+        wg = (wg + [1, 1, 1])[:3]
+        if any(c < 1 for c in wg):
+            raise CompileError(f"workgroup count {wg} of {launch} must be positive", f.loc)
+        grid = [(axis, c) for axis, c in (("z", wg[2]), ("y", wg[1]), ("x", wg[0])) if c > 1]
+        return {"entry": f.attributes["launch"].value, "launch": launch, "body": print_function(f),
+                "binding_params": binding_params or ["void"],
+                "binding_args": [p.split()[-1] for p in binding_params],
+                "workgroup_count": wg, "grid": grid,
+                "id_args": [axis if c > 1 else "0" for axis, c in zip("xyz", wg)]}
+
+
 class OpenMPTarget(CTarget):
+    """Same kernels as ``c``; each launch function spreads its workgroups over threads with
+    ``#pragma omp parallel for`` (collapsed over the axes with more than one workgroup, static
+    schedule so results do not depend on timing). Thread count: OpenMP's default, i.e.
+    ``OMP_NUM_THREADS``. The pragma is guarded by ``#ifdef _OPENMP``, so the sources also
+    build serially (and warning-free) without ``-fopenmp``."""
+
     name = "openmp"
-    cflags = ("-std=c99", "-O2", "-fopenmp")
+    cflags = CTarget.cflags + ("-fopenmp",)
+    ldflags = ("-fopenmp",)
 
 
 _TARGETS = {"c": CTarget, "openmp": OpenMPTarget, "llvm-cpu": CTarget}

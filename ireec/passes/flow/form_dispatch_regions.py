@@ -1,28 +1,46 @@
-"""Wrap each root op of a host function in a ``flow.dispatch.region`` with its producers.
+"""Group the ops of each host block into ``flow.dispatch.region``s: roots with their fused
+consumers and cloned producers.
 
-Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass``: roots are linalg structured ops
-and the data-movement tensor ops that need a kernel (pad, slices, concat); ``tensor.empty``
-and scalar constants are cloned in (``CloneProducersIntoDispatchRegions``), and a
-``linalg.fill`` whose only use is the init operand of a root is moved in with it, as IREE
-does. Shape-only ops (expand/collapse_shape) become ``flow.tensor.reshape`` on the host.
-(Elementwise producer/consumer fusion is a separate, later pass.)
+Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
+``CloneProducersIntoDispatchRegions``):
+
+* roots, in program order: linalg ops with reduction loops (matmul, batch_matmul, conv,
+  pooling, reductions); then every linalg op left over (elementwise, transposes, broadcasts);
+  data-movement tensor ops (pad, slices, concat, generate, insert, ...) are roots of their own
+  regions. ``tensor.extract`` of a scalar and ``tensor.from_elements`` stay on the host.
+* a root's group absorbs consumers (generics reading one of its values) when the group stays
+  tileable along as many distributed dims as before (see :mod:`..common.distribution`), its
+  per-tile temporaries fit the stack, and the region can be placed at its last op (no value of
+  the group is used by a host op in between). Contractions are never absorbed; reductions only
+  into groups without a contraction (so a softmax is one dispatch).
+* ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
+  using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
+* shape-only ops (expand/collapse_shape, reshape, cast) become ``flow.tensor.reshape``.
+
+Every block of every function is processed (cf/scf control flow included). Values of a group
+used outside it become results of its region.
 """
 from __future__ import annotations
 
-from typing import List
+from typing import Dict, List, Optional, Set
 
+from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.core import Block, Builder, Operation, Region
+from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
+from ..common.distribution import MAX_STACK_BYTES, analyze, is_contraction_like, temporaries
 from ..pass_base import Pass, PassContext, functions, register_pass
+from .elementwise_op_fusion import blocks_of
 
 _TENSOR_DISPATCH_OPS = {"tensor.pad", "tensor.extract_slice", "tensor.insert_slice", "tensor.concat",
-                        "tensor.generate", "tensor.from_elements", "tensor.splat", "tensor.extract",
-                        "tensor.insert", "tensor.bitcast"}
+                        "tensor.generate", "tensor.splat", "tensor.insert", "tensor.bitcast",
+                        "tensor.scatter", "tensor.gather"}
 _RESHAPES = {"tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast"}
 
 
 def is_dispatch_root(op: Operation) -> bool:
+    """Ops that need a kernel: linalg structured ops and data-movement tensor ops with a
+    tensor result (``tensor.extract`` of a scalar and ``tensor.from_elements`` stay on the host)."""
     if op.name.startswith("linalg.") and op.name not in ("linalg.yield", "linalg.index"):
         return True
     return op.name in _TENSOR_DISPATCH_OPS and any(isinstance(r.type, T.TensorType) for r in op.results)
@@ -33,81 +51,211 @@ def _is_clonable_producer(op: Operation) -> bool:
         return True
     if op.name == "arith.constant" and not isinstance(op.results[0].type, T.ShapedType):
         return True
+    if op.name == "linalg.fill":
+        return all(isinstance(v.owner, Operation) and _is_clonable_producer(v.owner) for v in op.operands)
     return False
+
+
+def _is_linalg(op: Operation) -> bool:
+    return L.is_linalg_structured(op) and all(
+        isinstance(v.type, T.TensorType) or not isinstance(v.type, T.ShapedType) for v in op.operands)
+
+
+def _in_linalg(op: Operation) -> bool:
+    """``op`` is a linalg op on tensors or nested in one (e.g. a payload's tensor.extract)."""
+    while op is not None:
+        if _is_linalg(op):
+            return True
+        op = op.parent_op if op.parent is not None else None
+    return False
+
+
+def _has_reduction(op: Operation) -> bool:
+    try:
+        return any(i == L.REDUCTION for i in L.iterator_types(op))
+    except (ValueError, KeyError):
+        return True
+
+
+class _BlockFormer:
+    """Dispatch formation over one block (see the module docstring)."""
+
+    def __init__(self, blk: Block):
+        self.blk = blk
+        self.ops = list(blk.ops)
+        self.pos = {id(o): i for i, o in enumerate(self.ops)}
+        self.group_of: Dict[int, List[Operation]] = {}
+
+    def position(self, user: Operation) -> float:
+        """Position in this block of ``user`` or of its ancestor here (inf: another block)."""
+        op: Optional[Operation] = user
+        while op is not None and op.parent is not self.blk:
+            op = op.parent_op if op.parent is not None else None
+        return self.pos.get(id(op), float("inf")) if op is not None else float("inf")
+
+    def run(self) -> None:
+        for op in self.ops:
+            if op.name in _RESHAPES:
+                _to_flow_reshape(op)
+        self.ops = list(self.blk.ops)
+        self.pos = {id(o): i for i, o in enumerate(self.ops)}
+        groups: List[List[Operation]] = []
+        for want_reduction in (True, False):
+            for op in self.ops:
+                if id(op) in self.group_of or not _is_linalg(op):
+                    continue
+                if want_reduction != (_has_reduction(op) or not _generic_or_named_ok(op)):
+                    continue
+                if op.name == "linalg.fill" and _is_clonable_producer(op) and op.results[0].uses and all(
+                        _in_linalg(u) for u in op.results[0].users):
+                    continue  # cloned into its users' regions
+                g = [op]
+                self.group_of[id(op)] = g
+                self.absorb_consumers(g)
+                groups.append(g)
+        for op in self.ops:
+            if id(op) not in self.group_of and is_dispatch_root(op) and not _is_linalg(op):
+                g = [op]
+                self.group_of[id(op)] = g
+                groups.append(g)
+        for g in groups:
+            if any(o.parent is not self.blk for o in g):
+                continue  # a clonable fill already cloned into every user's region
+            g.sort(key=lambda o: self.pos[id(o)])
+            region = _materialize(g)
+            _clone_producers(region, keep=self.group_of)
+
+    def absorb_consumers(self, g: List[Operation]) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for op in list(g):
+                for r in op.results:
+                    for user in r.users:
+                        if self.try_absorb(g, user):
+                            changed = True
+
+    def try_absorb(self, g: List[Operation], user: Operation) -> bool:
+        if id(user) in self.group_of or user.parent is not self.blk or not _is_linalg(user):
+            return False
+        if user.name != "linalg.generic" or is_contraction_like(user):
+            return False
+        if _has_reduction(user) and any(is_contraction_like(o) for o in g):
+            return False
+        if not all(_generic_or_named_ok(o) for o in g):
+            return False
+        # External operands are defined before ``user`` (SSA), and a group's values are only
+        # used after its last op (checked below), so placing the region at its last op keeps
+        # every def before its uses.
+        p = self.pos[id(user)]
+        in_g = set(id(o) for o in g)
+        new_g = g + [user]
+        new_ids = in_g | {id(user)}
+        stored = []
+        for o in new_g:
+            for r in o.results:
+                outside = [u for u in r.users if id(u) not in new_ids]
+                if not outside:
+                    continue
+                if any(self.position(u) < p for u in outside):
+                    return False
+                stored.append(r)
+        old = analyze(sorted(g, key=lambda o: self.pos[id(o)]))
+        ordered = sorted(new_g, key=lambda o: self.pos[id(o)])
+        new = analyze(ordered, anchor=user)
+        if len(new.extents) < len(old.extents):
+            return False
+        if temporaries(ordered, new, [1] * len(new.extents), stored) > MAX_STACK_BYTES:
+            return False
+        g.append(user)
+        self.group_of[id(user)] = g
+        return True
+
+
+def _generic_or_named_ok(op: Operation) -> bool:
+    try:
+        L.indexing_maps(op)
+        return True
+    except (ValueError, KeyError):
+        return False
+
+
+def _to_flow_reshape(op: Operation) -> None:
+    b = Builder.before(op)
+    r = b.create("flow.tensor.reshape", [op.operands[0]], [op.results[0].type])
+    op.results[0].replace_all_uses_with(r.result)
+    op.erase()
+
+
+def _materialize(g: List[Operation]) -> Operation:
+    """Move group ``g`` (program order) into a ``flow.dispatch.region`` placed at its last op;
+    values used outside the group become the region's results."""
+    ids = set(id(o) for o in g)
+    escaping: List[Value] = []
+    for o in g:
+        for r in o.results:
+            if any(id(u) not in ids for u in r.users):
+                escaping.append(r)
+    last = g[-1]
+    b = Builder.before(last)
+    region_op = b.create("flow.dispatch.region", [], [v.type for v in escaping])
+    region_op.loc = g[0].loc
+    for v, nv in zip(escaping, region_op.results):
+        v.replace_uses_if(nv, lambda user: id(user) not in ids)
+    blk = Block()
+    region_op.add_region(Region([blk]))
+    for o in g:
+        o.detach()
+        blk.append(o)
+    blk.append(Operation("flow.return", escaping, loc=last.loc))
+    return region_op
+
+
+def _clone_producers(region_op: Operation, keep=()) -> None:
+    """Clone tensor.empty, scalar constants and fills of those used in the region into it
+    (before their first user), then erase host copies left without users (unless ``keep``,
+    ids of ops still to be grouped, holds them)."""
+    blk = region_op.body
+    inside = set(id(op) for op in region_op.walk())
+    host_blk = region_op.parent
+    changed = True
+    while changed:
+        changed = False
+        for op in list(region_op.walk()):
+            if op is region_op:
+                continue
+            for v in list(op.operands):
+                owner = v.owner
+                if isinstance(owner, Operation) and id(owner) not in inside and _is_clonable_producer(owner):
+                    c = owner.clone()
+                    anchor = op
+                    while anchor.parent is not blk:
+                        anchor = anchor.parent_op
+                    blk.insert_before(anchor, c)
+                    inside.add(id(c))
+                    for j, u in enumerate(list(op.operands)):
+                        if u is v:
+                            op.set_operand(j, c.results[0])
+                    changed = True
+    erased = True
+    while erased:
+        erased = False
+        for op in list(host_blk.ops):
+            if _is_clonable_producer(op) and id(op) not in keep and not any(r.uses for r in op.results):
+                op.erase()
+                erased = True
 
 
 @register_pass
 class FormDispatchRegionsPass(Pass):
+    """IREE's ``iree-dispatch-creation-form-dispatch-regions``: see the module docstring."""
+
     name = "iree-dispatch-creation-form-dispatch-regions"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
         for f in functions(module):
-            if f.regions and f.regions[0].blocks:
-                for blk in f.regions[0].blocks:
-                    self.form_in_block(blk)
-
-    def form_in_block(self, blk: Block) -> None:
-        for op in list(blk.ops):
-            if op.parent is not blk:
-                continue  # already moved into a region
-            if op.name in _RESHAPES:
-                self._to_flow_reshape(op)
-            elif is_dispatch_root(op):
-                self._wrap(op)
-
-    @staticmethod
-    def _to_flow_reshape(op: Operation) -> None:
-        b = Builder.before(op)
-        r = b.create("flow.tensor.reshape", [op.operands[0]], [op.results[0].type])
-        op.results[0].replace_all_uses_with(r.result)
-        op.erase()
-
-    def _wrap(self, root: Operation) -> None:
-        b = Builder.before(root)
-        region_op = b.create("flow.dispatch.region", [], [r.type for r in root.results])
-        blk = Block()
-        region_op.add_region(Region([blk]))
-        # Results of the root are now produced by the region.
-        for r, nr in zip(root.results, region_op.results):
-            r.replace_uses_if(nr, lambda user: True)
-        root.detach()
-        blk.append(root)
-        blk.append(Operation("flow.return", list(root.results), loc=root.loc))
-        # Fills feeding only this root's init operands move in with it.
-        for v in list(root.operands):
-            p = v.owner if isinstance(v.owner, Operation) else None
-            if p is not None and p.name == "linalg.fill" and p.parent is region_op.parent and len(v.uses) == 1:
-                p.detach()
-                blk.insert(blk.ops.index(root), p)
-        self._clone_producers(region_op)
-
-    @staticmethod
-    def _clone_producers(region_op: Operation) -> None:
-        """Clone tensor.empty and scalar constants used in the region into it."""
-        blk = region_op.body
-        inside = set()
-        for op in region_op.walk():
-            inside.add(id(op))
-        changed = True
-        while changed:
-            changed = False
-            for op in list(region_op.walk()):
-                if op is region_op:
-                    continue
-                for i, v in enumerate(op.operands):
-                    owner = v.owner
-                    if isinstance(owner, Operation) and id(owner) not in inside and _is_clonable_producer(owner):
-                        c = owner.clone()
-                        blk.insert(0, c)
-                        inside.add(id(c))
-                        for j, u in enumerate(list(op.operands)):
-                            if u is v:
-                                op.set_operand(j, c.results[0])
-                        changed = True
-        # Drop host producers left without users.
-        for op in list(region_op.parent.ops):
-            if _is_clonable_producer(op) and not any(r.uses for r in op.results):
-                op.erase()
+            for blk in blocks_of(f):
+                _BlockFormer(blk).run()
 
 
 def captured_values(region_op: Operation) -> List:

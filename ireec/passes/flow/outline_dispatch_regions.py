@@ -45,10 +45,34 @@ def dispatch_description(root: Operation) -> str:
     return f"{name}_{'x'.join(str(d) for d in shape)}_{et}" if shape else name
 
 
+def root_op(ops) -> Operation:
+    """The op a dispatch is named after, as IREE's AnnotateDispatches ranks them:
+    contractions/convolutions/pooling first, then reductions, then other linalg ops, then
+    tensor ops; the first of the best rank (fills and clonable producers never win)."""
+    from ..common.distribution import is_contraction_like
+    from ...dialects import linalg as L
+
+    def rank(op: Operation) -> int:
+        if op.name in ("flow.return", "tensor.empty", "arith.constant", "func.return"):
+            return -1
+        if op.name == "linalg.fill":
+            return 0
+        if is_contraction_like(op):
+            return 4
+        if L.is_linalg_structured(op):
+            try:
+                return 3 if any(i == L.REDUCTION for i in L.iterator_types(op)) else 2
+            except (ValueError, KeyError):
+                return 3
+        return 1
+
+    ops = list(ops)
+    best = max(rank(o) for o in ops)
+    return next(o for o in ops if rank(o) == best)
+
+
 def _root_of(region_op: Operation) -> Operation:
-    ops = [op for op in region_op.body.ops if op.name not in ("flow.return", "tensor.empty", "arith.constant")]
-    # The last compute op before flow.return is the root (fills come first).
-    return ops[-1]
+    return root_op(region_op.body.ops)
 
 
 @register_pass

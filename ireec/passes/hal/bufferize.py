@@ -7,36 +7,51 @@ op producing it and to the destination of insert_slice); a forward walk then rew
 ``flow.dispatch.tensor.load`` is the binding memref, ``tensor.extract_slice`` a
 ``memref.subview``, ``linalg.generic`` runs on memrefs writing its destination (after
 copying a live init value in), ``tensor.pad`` fills then copies the source into a subview.
-A tensor with no preferred buffer gets a ``memref.alloca`` (a stack temporary).
+A tensor with no preferred buffer gets a ``memref.alloca`` (a stack temporary); in a kernel
+distributed over workgroups (``ireec.distribution``, see :mod:`.select_lowering_strategy`)
+the temporary holds one tile only: tile size along the dims carrying a distributed dim
+(recorded as ``ireec.tile_dims`` on the alloca), full size along the others. An all-parallel
+generic whose input is produced in the kernel, read at the output's index and used only
+there, writes in place into that input's buffer. ``tensor.empty`` gets a buffer only when it
+is read. Copies inserted here carry ``ireec.distribute`` like the ops they serve.
 Expects named linalg ops to be generalized first.
 """
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, List
 
 from ...ir import types as T
 from ...ir.affine import AffineMap
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
-from ..common.linalg_build import build_generic, segment_sizes
+from ...dialects.linalg import build_generic, outputs
+from ...ir.affine import AffineDim
 from ..pass_base import Pass, PassContext, register_pass
 from .memref_utils import memref_for, strided_memref, strides_and_offset
 
 KDYNAMIC = -9223372036854775808
 
 
-def emit_copy(b: Builder, src: Value, dst: Value) -> None:
-    """dst[...] = src[...] as a linalg.generic on memrefs (identity maps)."""
+def segment_sizes(op: Operation):
+    """(#inputs, #outputs) of a linalg op."""
+    a = op.attributes.get("operandSegmentSizes")
+    return list(a.value) if a is not None else [len(op.operands) - len(op.results), len(op.results)]
+
+
+def emit_copy(b: Builder, src: Value, dst: Value, distribute=None) -> Operation:
+    """dst[...] = src[...] as a linalg.generic on memrefs (identity maps); ``distribute``
+    (loop dim per distributed dim) restricts it to the workgroup's tile."""
     rank = src.type.rank
-    build_generic(b, [src], [dst], [AffineMap.identity(rank)] * 2, ["parallel"] * rank,
-                  lambda bb, args: [args[0]])
+    attrs = {"ireec.distribute": DenseArrayAttr(T.i64, tuple(distribute))} if distribute else None
+    return build_generic([src], [dst], [AffineMap.identity(rank)] * 2, ["parallel"] * rank,
+                         lambda bb, args: [args[0]], result_types=[], attrs=attrs, builder=b)
 
 
-def emit_fill(b: Builder, value: Value, dst: Value) -> None:
+def emit_fill(b: Builder, value: Value, dst: Value) -> Operation:
     rank = dst.type.rank
-    build_generic(b, [value], [dst], [AffineMap(rank, 0, ()), AffineMap.identity(rank)],
-                  ["parallel"] * rank, lambda bb, args: [args[0]])
+    return build_generic([value], [dst], [AffineMap(rank, 0, ()), AffineMap.identity(rank)],
+                         ["parallel"] * rank, lambda bb, args: [args[0]], result_types=[], builder=b)
 
 
 def subview(b: Builder, src: Value, offsets, sizes, strides, result_shape=None) -> Value:
@@ -84,6 +99,10 @@ class BufferizePass(Pass):
         ops = list(blk.ops)
         pref: Dict[Value, Value] = {}
         buf: Dict[Value, Value] = {}
+        dist = kernel.attributes.get("ireec.distribution")
+        flat = list(dist.value) if dist is not None else []
+        self.tiles = [min(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+        self.carry: Dict[Value, List[int]] = {}
         # Bindings become memrefs (type change in place).
         for op in ops:
             if op.name == "hal.interface.binding.subspan":
@@ -99,11 +118,22 @@ class BufferizePass(Pass):
                 for r, init in zip(op.results, op.operands[n_in:]):
                     if r in pref and len(init.uses) == 1 and init not in pref:
                         pref[init] = pref[r]
+                self._in_place_input(op, pref)
             elif op.name == "tensor.insert_slice":
                 r, dest = op.results[0], op.operands[1]
                 if r in pref and len(dest.uses) == 1:
                     pref[dest] = pref[r]
+        for op in ops:
+            if op.name == "linalg.generic" and "ireec.distribute" in op.attributes:
+                self._record_carry(op)
+        nuses = {r: len(r.uses) for op in ops for r in op.results}
         b = Builder(blk, 0, kernel.loc)
+
+        def get(v: Value) -> Value:
+            if buf.get(v) is None:  # a tensor.empty read for the first time
+                buf[v] = self._dest(b, v, pref)
+            return buf[v]
+
         for op in ops:
             b = Builder.before(op)
             name = op.name
@@ -122,22 +152,27 @@ class BufferizePass(Pass):
                 dst = target
                 if not (all(o == 0 for o in offs) and list(sizes) == list(target.type.shape)):
                     dst = subview(b, target, offs, sizes, strides, v.type.shape)
-                if buf[v] is not dst:
-                    emit_copy(b, buf[v], dst)
+                if get(v) is not dst:
+                    emit_copy(b, buf[v], dst, self.carry.get(v))
             elif name == "tensor.empty":
-                buf[op.results[0]] = self._dest(b, op.results[0], pref)
+                buf[op.results[0]] = None  # allocated on first read (see get)
             elif name == "linalg.generic":
                 n_in, n_out = segment_sizes(op)
-                ins = [buf[v] if isinstance(v.type, T.TensorType) else v for v in op.operands[:n_in]]
+                ins = [get(v) if isinstance(v.type, T.TensorType) else v for v in op.operands[:n_in]]
                 outs = []
                 body = op.body
                 for k, (r, init) in enumerate(zip(op.results, op.operands[n_in:])):
-                    dst = self._dest(b, r, pref)
-                    init_buf = buf[init]
+                    own = buf.get(init)
+                    if (r not in pref and nuses.get(init) == 1 and own is not None
+                            and isinstance(own.owner, Operation) and own.owner.name == "memref.alloca"
+                            and own.type.shape == tuple(self._tile_shape(r)[0])):
+                        dst = own  # the init's own temporary is the destination
+                    else:
+                        dst = self._dest(b, r, pref)
                     reads_init = bool(body.args[n_in + k].uses)
                     init_is_empty = isinstance(init.owner, Operation) and init.owner.name == "tensor.empty"
-                    if init_buf is not dst and reads_init and not init_is_empty:
-                        emit_copy(b, init_buf, dst)
+                    if reads_init and not init_is_empty and get(init) is not dst:
+                        emit_copy(b, buf[init], dst, self.carry.get(r))
                     outs.append(dst)
                     buf[r] = dst
                 new = Operation("linalg.generic", ins + outs, [], dict(op.attributes), loc=op.loc)
@@ -147,16 +182,18 @@ class BufferizePass(Pass):
                 self._loads_in_body(new, buf)
             elif name == "tensor.extract_slice":
                 offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
-                buf[op.results[0]] = subview(b, buf[op.operands[0]], offs, sizes, strides, op.results[0].type.shape)
+                buf[op.results[0]] = subview(b, get(op.operands[0]), offs, sizes, strides, op.results[0].type.shape)
             elif name == "tensor.insert_slice":
                 src, dest = op.operands[0], op.operands[1]
                 dst = self._dest(b, op.results[0], pref)
-                if buf[dest] is not dst:
+                dest_is_empty = isinstance(dest.owner, Operation) and dest.owner.name == "tensor.empty"
+                if not dest_is_empty and get(dest) is not dst:
                     emit_copy(b, buf[dest], dst)
                 offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
-                emit_copy(b, buf[src], subview(b, dst, offs, sizes, strides, src.type.shape))
+                emit_copy(b, get(src), subview(b, dst, offs, sizes, strides, src.type.shape))
                 buf[op.results[0]] = dst
             elif name == "tensor.pad":
+                get(op.operands[0])
                 self._pad(b, op, buf, pref)
             elif name == "tensor.from_elements":
                 dst = self._dest(b, op.results[0], pref)
@@ -182,6 +219,46 @@ class BufferizePass(Pass):
                 op.drop_all_references()
                 op.detach()
 
+    def _record_carry(self, op: Operation) -> None:
+        """For each result of distributed ``op``: the loop dim (= identity-copy loop) of each
+        distributed dim, i.e. the result's tensor dim carrying it."""
+        from ...dialects.linalg import indexing_maps
+
+        dims = list(op.attributes["ireec.distribute"].value)
+        maps = indexing_maps(op)
+        n_in, _ = segment_sizes(op)
+        for k, r in enumerate(op.results):
+            m = maps[n_in + k]
+            pos = []
+            for d in dims:
+                at = [t for t, e in enumerate(m.results) if isinstance(e, AffineDim) and e.pos == d]
+                pos.append(at[0] if at else -1)
+            if all(p >= 0 for p in pos):
+                self.carry[r] = pos
+
+    @staticmethod
+    def _in_place_input(op: Operation, pref: Dict[Value, Value]) -> None:
+        """An all-parallel generic writing ``r`` into a preferred buffer may compute in place
+        over an input produced in the kernel, read at the same index, used only here."""
+        from ...dialects.linalg import indexing_maps, iterator_types
+
+        if len(op.results) != 1 or op.results[0] not in pref:
+            return
+        if any(it != "parallel" for it in iterator_types(op)):
+            return
+        n_in, _ = segment_sizes(op)
+        init = op.operands[n_in]
+        if not (isinstance(init.owner, Operation) and init.owner.name == "tensor.empty") or op.body.args[n_in].uses:
+            return
+        maps = indexing_maps(op)
+        r = op.results[0]
+        for v, m in zip(op.operands[:n_in], maps[:n_in]):
+            p = v.owner
+            if (isinstance(p, Operation) and p.name == "linalg.generic" and len(v.uses) == 1 and v not in pref
+                    and v.type == r.type and m == maps[n_in]):
+                pref[v] = pref[r]
+                return
+
     @staticmethod
     def _loads_in_body(generic: Operation, buf: Dict[Value, Value]) -> None:
         """``tensor.extract`` of a kernel tensor inside a payload reads its buffer."""
@@ -191,13 +268,26 @@ class BufferizePass(Pass):
                                                   [inner.results[0].type])
                 inner.replace_with([ld.result])
 
-    @staticmethod
-    def _dest(b: Builder, v: Value, pref: Dict[Value, Value]) -> Value:
+    def _tile_shape(self, v: Value):
+        """(shape of one tile of ``v``, distributed dim per tensor dim or -1)."""
+        shape = list(v.type.shape)
+        tile_dims = [-1] * len(shape)
+        for j, t in enumerate(self.carry.get(v, [])):
+            shape[t] = min(shape[t], self.tiles[j])
+            tile_dims[t] = j
+        return shape, tile_dims
+
+    def _dest(self, b: Builder, v: Value, pref: Dict[Value, Value]) -> Value:
+        """The buffer ``v`` is computed into: its preferred destination, else a stack
+        temporary (one tile of ``v`` when it carries distributed dims)."""
         d = pref.get(v)
         if d is not None:
             return d
-        return b.create("memref.alloca", [], [memref_for(v.type)],
-                        {"operandSegmentSizes": DenseArrayAttr(T.i32, (0, 0))}).result
+        shape, tile_dims = self._tile_shape(v)
+        attrs = {"operandSegmentSizes": DenseArrayAttr(T.i32, (0, 0))}
+        if any(t >= 0 for t in tile_dims):
+            attrs["ireec.tile_dims"] = DenseArrayAttr(T.i64, tuple(tile_dims))
+        return b.create("memref.alloca", [], [T.MemRefType(tuple(shape), v.type.element_type)], attrs).result
 
     def _pad(self, b, op, buf, pref):
         src = op.operands[0]

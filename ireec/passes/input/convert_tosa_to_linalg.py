@@ -2,6 +2,9 @@
 
 Mirrors MLIR's TOSA lowering as IREE runs it (``tosa-to-linalg-named``, ``tosa-to-linalg``,
 ``tosa-to-arith``, ``tosa-to-tensor``, ``tosa-to-scf``). The patterns live in :mod:`.tosa`.
+``tosa.const_shape`` values are read by the ops that use them (reshape, pad, slice, tile)
+and erased once unused. An op without a pattern, or one a pattern rejects, is a
+CompileError at its location.
 """
 from __future__ import annotations
 
@@ -22,9 +25,16 @@ class ConvertTosaToLinalgPass(Pass):
             lower = PATTERNS.get(op.name)
             if lower is None:
                 continue
-            new = lower(op, Builder.before(op))
+            try:
+                new = lower(op, Builder.before(op))
+            except (ValueError, KeyError, IndexError, TypeError) as e:
+                raise CompileError(f"'{op.name}' could not be converted: {e}", op.loc) from None
             if new is not None:
                 op.replace_with(list(new))
+        # Shape constants die with their users.
+        for op in list(module.walk(pre_order=False)):
+            if op.name == "tosa.const_shape" and not any(r.uses for r in op.results):
+                op.erase()
         for op in module.walk():
             if op.name.startswith("tosa."):
                 raise CompileError(f"'{op.name}' is not supported by the TOSA input conversion", op.loc)

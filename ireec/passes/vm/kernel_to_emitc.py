@@ -1,30 +1,59 @@
 """Kernels → emitc-like ops (C statements as ops).
 
-Mirrors MLIR's SCF/Arith/Math/MemRef → EmitC patterns as IREE's C-emitting backends use them:
-a kernel becomes an ``emitc.func`` over typed binding pointers and workgroup ids.
-ireec-specific ops: ``emitc.load`` / ``emitc.store`` index a pointer with the static strides
-and offset of the memref they came from.
+Mirrors MLIR's SCF/Arith/Math/MemRef → EmitC patterns (``convert-scf-to-emitc``,
+``convert-arith-to-emitc``, ``convert-memref-to-emitc``) as IREE's C-emitting backends use
+them: a kernel becomes an ``emitc.func`` over typed binding pointers and workgroup ids.
+
+The emitc-like ops produced here (printed by :mod:`ireec.emitc.c_printer`):
+
+- ``emitc.constant`` (scalar literal), ``emitc.expression`` (a C expression template over
+  its operands), ``emitc.load`` / ``emitc.store`` (index a pointer with the static strides
+  and offset of the memref they came from; ireec-specific);
+- ``emitc.variable``: a local array (``array_size``), a ``static const`` array with an
+  initializer (``init_values``, for constants inside kernels) or a mutable scalar (one
+  optional init operand); ``emitc.assign`` (``var = value;``) and ``emitc.read`` (a const
+  snapshot of a mutable scalar);
+- ``emitc.for`` (``lb, ub, step``; ``ivdep`` when its iterations are independent),
+  ``emitc.if`` (then/else regions), ``emitc.loop`` (``for (;;)``) with
+  ``emitc.break_unless`` (``if (!c) break;``).
+
+Loop-carried values (``scf.for`` iter_args, ``scf.while`` arguments) and ``scf.if`` results
+become mutable scalars assigned by the ``scf.yield`` / ``scf.condition`` that produce them.
+After the lowering, pure expressions are hoisted out of loops whose operands they do not
+depend on (loop-invariant code motion, as MLIR's ``loop-invariant-code-motion``), and the
+innermost loops are marked ``ivdep`` when a conservative dependence test proves them free of
+loop-carried dependences.
 """
 from __future__ import annotations
 
+import re
+from typing import Dict, List, Optional, Sequence, Set
 
-from typing import Dict
+import numpy as np
 
 from ...emitc.arith_to_c import c_expression
-from ...emitc.ctypes import storage_ctype
+from ...emitc.ctypes import c_literal, ctype, storage_ctype
 from ...ir import types as T
-from ...ir.attributes import (ArrayAttr, DenseArrayAttr, IntegerAttr, StringAttr, TypeAttr)
+from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, IntegerAttr, StringAttr,
+                              TypeAttr, UnitAttr, to_raw_bytes)
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ..hal.memref_utils import strides_and_offset
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
+#: memref ops whose result is a view of their source: the result type's strided layout
+#: carries the absolute offset and strides from the base pointer, so the C pointer is shared.
+VIEW_OPS = ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast",
+            "memref.reinterpret_cast", "bufferization.to_memref", "bufferization.to_buffer")
+
+#: Index arithmetic printed with plain signed C operators. Index values in kernels are
+#: offsets and extents of static buffers (below 2**63), so they cannot wrap; the signed form
+#: lets the C compiler's induction-variable analysis see simple affine subscripts.
+INDEX_ARITH = {"arith.addi": "{0} + {1}", "arith.subi": "{0} - {1}", "arith.muli": "{0} * {1}"}
 
 
 def c_ident(name: str) -> str:
-    import re
-
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
@@ -32,13 +61,88 @@ def _str_array(xs):
     return ArrayAttr(tuple(StringAttr(x) for x in xs))
 
 
+class _Splat:
+    """A constant buffer whose every element is one scalar (loads fold to it)."""
+
+    def __init__(self, value: Value):
+        self.value = value
+
+
+def array_initializer(attr: DenseElementsAttr) -> List[str]:
+    """C initializer elements of a dense constant in its storage C type (row-major).
+
+    f16/bf16 are stored as 16-bit patterns and i1 as bytes (see ``storage_ctype``); f32/f64
+    non-finite values use ``NAN``/``INFINITY`` from <math.h> (constant expressions, so they
+    are valid in a static initializer). Raises CompileError for unsupported element types.
+    """
+    et = attr.type.element_type
+    flat = attr.array.reshape(-1)
+    if isinstance(et, T.FloatType) and et.name in ("f16", "bf16"):
+        raw = np.frombuffer(to_raw_bytes(flat, et), dtype=np.uint16)
+        return [f"0x{int(b):04X}" for b in raw]
+    if isinstance(et, T.FloatType):
+        suffix = "f" if et.name != "f64" else ""
+        out = []
+        for x in flat:
+            x = float(x)
+            if x != x:
+                out.append("-NAN" if np.signbit(x) else "NAN")
+            elif x in (float("inf"), float("-inf")):
+                out.append(("-" if x < 0 else "") + "INFINITY")
+            else:
+                lit = c_literal(x, et)
+                out.append(lit if suffix or not lit.endswith("f") else lit[:-1])
+        return out
+    if isinstance(et, T.IntegerType) and et.width == 1:
+        return ["1" if bool(x) else "0" for x in flat]
+    if isinstance(et, (T.IntegerType, T.IndexType)):
+        ct = ctype(et)
+        out = []
+        for x in flat:
+            v = int(x)
+            if ct in ("int64_t", "int32_t") and v == -(1 << (63 if ct == "int64_t" else 31)):
+                out.append("INT64_MIN" if ct == "int64_t" else "INT32_MIN")
+            elif ct == "int64_t":
+                out.append(f"INT64_C({v})")
+            elif ct == "uint64_t":
+                out.append(f"UINT64_C({v})")
+            else:
+                out.append(str(v))
+        return out
+    raise CompileError(f"constant of element type {et} cannot be placed in a kernel")
+
+
 class KernelLowering:
-    """Converts one kernel func (memref/scf/arith form) into an emitc.func."""
+    """Converts one kernel func (memref/scf/arith form, after bufferization and loop
+    lowering) into an ``emitc.func`` named ``<entry>_workgroup``.
+
+    Parameters of the C function: one restrict-qualified pointer per binding (``const``
+    for read-only ones), then ``workgroup_id_x/y/z``. Unsupported ops raise CompileError
+    at their location.
+    """
 
     def __init__(self, kernel: Operation, entry: str):
         self.kernel = kernel
         self.entry = entry
-        self.map: Dict[Value, Value] = {}
+        self.map: Dict[Value, object] = {}
+        self.workgroup_count = self._workgroup_count()
+
+    # ------------------------------------------------------------------ set up
+    def _workgroup_count(self) -> Sequence[int]:
+        """The workgroup count of the kernel's ``hal.executable.export`` (default 1x1x1)."""
+        name = self.kernel.attributes.get("sym_name")
+        op = self.kernel.parent_op
+        while op is not None and op.name != "hal.executable.variant":
+            op = op.parent_op
+        if op is None or name is None:
+            return (1, 1, 1)
+        for o in op.walk():
+            if o.name == "hal.executable.export" and o.attributes["sym_name"].value == name.value:
+                wg = o.attributes.get("workgroup_count")
+                if wg is not None:
+                    vals = list(wg.value)
+                    return tuple(vals + [1] * (3 - len(vals)))
+        return (1, 1, 1)
 
     def run(self) -> Operation:
         subspans = [op for op in self.kernel.body.ops if op.name == "hal.interface.binding.subspan"]
@@ -53,71 +157,496 @@ class KernelLowering:
         blk = Block(arg_types)
         for s, a in zip(subspans, blk.args):
             self.map[s.results[0]] = a
+        self.workgroup_ids = blk.args[len(subspans):]
         vb = Builder.at_end(blk)
         for p in params[len(subspans):]:
             vb.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){p.split()[-1]};")})
         self.convert_block(self.kernel.body, blk)
+        inline_single_trip_loops(blk)
+        hoist_loop_invariants(blk)
+        mark_independent_loops(blk)
         return Operation("emitc.func", attributes={
             "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(["static"]),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
             "bindings": _str_array([p.split(" *")[0] for p in params[: len(subspans)]]),
         }, regions=[Region([blk])], loc=self.kernel.loc)
 
-    def v(self, x: Value) -> Value:
+    # ------------------------------------------------------------------ helpers
+    def v(self, x: Value):
         return self.map.get(x, x)
 
-    def convert_block(self, src: Block, dst: Block) -> None:
+    def convert_block(self, src: Block, dst: Block, on_terminator=None) -> None:
+        """Convert every op of ``src`` at the end of ``dst``; ``on_terminator(op, builder)``
+        handles its scf.yield / scf.condition (default: dropped)."""
         b = Builder.at_end(dst)
         for op in src.ops:
+            b.loc = op.loc
+            if op.name in ("scf.yield", "scf.condition"):
+                if on_terminator is not None:
+                    on_terminator(op, b)
+                elif op.operands:
+                    raise CompileError(f"'{op.name}' with operands in an unexpected place", op.loc)
+                continue
             self.convert_op(op, b)
 
+    def _scalar(self, x: Value, op: Operation) -> Value:
+        v = self.v(x)
+        if isinstance(v, _Splat) or not isinstance(v, Value):
+            raise CompileError("a buffer is used where a scalar is expected", op.loc)
+        return v
+
+    def _index_const(self, b: Builder, n: int) -> Value:
+        return b.create("emitc.constant", [], [T.index], {"value": IntegerAttr(n, T.index)}).result
+
+    def _variables(self, b: Builder, types: Sequence[T.Type], inits: Sequence[Optional[Value]], op) -> List[Value]:
+        """Mutable scalars (``T tN = init;``), one per loop-carried value or scf.if result."""
+        out = []
+        for t, init in zip(types, inits):
+            if isinstance(t, (T.ShapedType,)):
+                raise CompileError(f"a loop-carried or conditional value of type {t} is not supported in kernels", op.loc)
+            ctype(t)  # raises for types without a C spelling
+            operands = [init] if init is not None else []
+            out.append(b.create("emitc.variable", operands, [t]).result)
+        return out
+
+    def _assign(self, b: Builder, vars_: Sequence[Value], vals: Sequence[Value], op) -> None:
+        """``var = val;`` for each pair, through snapshots when a value is itself one of the
+        variables (so a swap like ``yield %b, %a`` reads the old values)."""
+        vals = [self._scalar(x, op) for x in vals]
+        targets = set(vars_)
+        if len(vars_) > 1 and any(v in targets for v in vals):
+            vals = [b.create("emitc.read", [v], [v.type]).result if v in targets else v for v in vals]
+        for var, val in zip(vars_, vals):
+            b.create("emitc.assign", [var, val], [])
+
+    def _read_all(self, blk: Block, vars_: Sequence[Value]) -> List[Value]:
+        b = Builder.at_end(blk)
+        return [b.create("emitc.read", [v], [v.type]).result for v in vars_]
+
+    # ------------------------------------------------------------------ constants
+    def _const_buffer(self, b: Builder, attr, op: Operation):
+        """A dense constant used as a buffer: a splat folds to its scalar; otherwise a
+        function-scope ``static const`` array (lands in .rodata)."""
+        if not isinstance(attr, DenseElementsAttr):
+            raise CompileError(f"constant {type(attr).__name__} cannot be placed in a kernel", op.loc)
+        et = attr.type.element_type
+        if attr.is_splat or attr.array.size == 1:
+            flat = attr.array.reshape(-1)
+            val = flat[0].item() if flat.size else 0
+            return _Splat(b.create("emitc.constant", [], [et], {"value": _scalar_attr(val, et)}).result)
+        mt = T.MemRefType(tuple(attr.type.shape), et)
+        return b.create("emitc.variable", [], [mt], {
+            "array_size": IntegerAttr(attr.array.size, T.index), "element": StringAttr(storage_ctype(et)),
+            "init_values": _str_array(array_initializer(attr))}).result
+
+    def _global(self, b: Builder, op: Operation):
+        sym = op.attributes["name"]
+        name = getattr(sym, "root", None) or getattr(sym, "value", None)
+        scope = self.kernel.parent_op
+        while scope is not None:
+            for g in scope.body.ops if scope.regions and scope.regions[0].blocks else []:
+                if g.name == "memref.global" and g.attributes["sym_name"].value == name:
+                    init = g.attributes.get("initial_value")
+                    if "constant" not in g.attributes or not isinstance(init, DenseElementsAttr):
+                        raise CompileError(f"memref.global @{name} is not a dense constant; kernels hold no mutable state", op.loc)
+                    return self._const_buffer(b, init, op)
+            scope = scope.parent_op
+        raise CompileError(f"memref.global @{name} not found", op.loc)
+
+    # ------------------------------------------------------------------ ops
     def convert_op(self, op: Operation, b: Builder) -> None:
         name = op.name
-        b.loc = op.loc
-        if name in ("hal.interface.binding.subspan", "func.return", "scf.yield"):
+        if name in ("hal.interface.binding.subspan", "func.return", "memref.dealloc",
+                    "memref.assume_alignment"):
             return
-        if name == "memref.subview":
+        if name in VIEW_OPS:
             # Strided types carry absolute offsets from the base pointer.
             self.map[op.results[0]] = self.v(op.operands[0])
-            self._types = getattr(self, "_types", {})
             return
-        if name == "memref.alloca":
+        if name in ("memref.alloca", "memref.alloc"):
             t = op.results[0].type
             r = b.create("emitc.variable", [], [t], {"array_size": IntegerAttr(t.num_elements, T.index),
                                                        "element": StringAttr(storage_ctype(t.element_type))})
             self.map[op.results[0]] = r.result
             return
-        if name in ("memref.load", "memref.store"):
-            mem = op.operands[0] if name == "memref.load" else op.operands[1]
-            strides, offset = strides_and_offset(mem.type)
-            idx = op.operands[1:] if name == "memref.load" else op.operands[2:]
-            attrs = {"strides": DenseArrayAttr(T.i64, tuple(strides)), "offset": IntegerAttr(offset, T.index),
-                     "element_type": TypeAttr(mem.type.element_type)}
-            if name == "memref.load":
-                r = b.create("emitc.load", [self.v(mem)] + [self.v(i) for i in idx], [op.results[0].type], attrs)
-                self.map[op.results[0]] = r.result
-            else:
-                b.create("emitc.store", [self.v(op.operands[0]), self.v(mem)] + [self.v(i) for i in idx], [], attrs)
+        if name == "memref.get_global":
+            self.map[op.results[0]] = self._global(b, op)
+            return
+        if name in ("memref.load", "memref.store", "tensor.extract"):
+            self._load_store(op, b)
+            return
+        if name == "memref.copy":
+            self._copy(op, b)
+            return
+        if name == "memref.dim":
+            t = op.operands[0].type
+            d = op.operands[1].owner
+            if not (isinstance(d, Operation) and d.name == "arith.constant"):
+                raise CompileError("memref.dim with a computed dimension is not supported", op.loc)
+            self.map[op.results[0]] = self._index_const(b, t.shape[d.attributes["value"].value])
+            return
+        if name == "hal.interface.workgroup.id":
+            self.map[op.results[0]] = self.workgroup_ids[_dimension(op)]
+            return
+        if name == "hal.interface.workgroup.count":
+            self.map[op.results[0]] = self._index_const(b, self.workgroup_count[_dimension(op)])
+            return
+        if name == "hal.interface.workgroup.size":
+            # CPU workgroups are one invocation: IREE's LLVMCPU workgroup size is [1, 1, 1].
+            self.map[op.results[0]] = self._index_const(b, 1)
             return
         if name == "scf.for":
-            lb, ub, step = (self.v(x) for x in op.operands[:3])
-            if len(op.operands) > 3:
-                raise CompileError("scf.for with iter_args is not supported in kernels yet", op.loc)
-            nb = Block([T.index])
-            self.map[op.body.args[0]] = nb.args[0]
-            self.convert_block(op.body, nb)
-            b.create("emitc.for", [lb, ub, step], [], regions=[Region([nb])])
+            self._for(op, b)
+            return
+        if name == "scf.if":
+            self._if(op, b)
+            return
+        if name == "scf.while":
+            self._while(op, b)
+            return
+        if name == "scf.execute_region":
+            if len(op.regions[0].blocks) != 1:
+                raise CompileError("scf.execute_region with several blocks is not supported in kernels", op.loc)
+            vars_ = self._variables(b, op.result_types, [None] * len(op.results), op)
+            blk = Block()
+            self.convert_block(op.regions[0].blocks[0], blk,
+                               lambda y, yb: self._assign(yb, vars_, y.operands, y))
+            for o in list(blk.ops):
+                o.detach()
+                b.insert(o)
+            for r, var in zip(op.results, vars_):
+                self.map[r] = var
             return
         if name == "arith.constant":
             t = op.results[0].type
+            attr = op.attributes["value"]
             if isinstance(t, T.ShapedType):
-                raise CompileError("a tensor constant reached kernel code generation", op.loc)
-            r = b.create("emitc.constant", [], [t], {"value": op.attributes["value"]})
+                self.map[op.results[0]] = self._const_buffer(b, attr, op)
+                return
+            r = b.create("emitc.constant", [], [t], {"value": attr})
             self.map[op.results[0]] = r.result
             return
         if (op.dialect in ("arith", "math")) and len(op.results) == 1:
-            r = b.create("emitc.expression", [self.v(x) for x in op.operands], [op.results[0].type],
-                         {"c": StringAttr(c_expression(op))})
+            if any(isinstance(x.type, T.ShapedType) for x in list(op.operands) + op.results):
+                raise CompileError(f"'{name}' on {op.results[0].type} reached kernel code generation "
+                                   "(elementwise ops on tensors/vectors are not lowered here)", op.loc)
+            rt = op.results[0].type
+            folded = self._fold_identity(op)
+            if folded is not None:
+                self.map[op.results[0]] = folded
+                return
+            tmpl = INDEX_ARITH.get(name) if isinstance(rt, T.IndexType) else None
+            r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt],
+                         {"c": StringAttr(tmpl or c_expression(op))})
             self.map[op.results[0]] = r.result
             return
         raise CompileError(f"'{name}' cannot be lowered to C yet", op.loc)
+
+    def _fold_identity(self, op: Operation) -> Optional[Value]:
+        """``x + 0``, ``0 + x``, ``x - 0``, ``x * 1``, ``1 * x`` on integers/index are ``x``
+        (the tiling and loop lowerings leave such offsets; plain subscripts vectorize)."""
+        if op.name not in ("arith.addi", "arith.subi", "arith.muli") or len(op.operands) != 2:
+            return None
+        a, b = (self._scalar(x, op) for x in op.operands)
+        ca, cb = _constant_value(a), _constant_value(b)
+        unit = 1 if op.name == "arith.muli" else 0
+        if cb == unit:
+            return a
+        if ca == unit and op.name != "arith.subi":
+            return b
+        return None
+
+    def _load_store(self, op: Operation, b: Builder) -> None:
+        name = op.name
+        is_load = name != "memref.store"
+        mem = op.operands[0] if is_load else op.operands[1]
+        idx = op.operands[1:] if is_load else op.operands[2:]
+        base = self.v(mem)
+        if isinstance(base, _Splat):
+            if not is_load:
+                raise CompileError("store into a constant buffer", op.loc)
+            self.map[op.results[0]] = base.value
+            return
+        mt = mem.type
+        if isinstance(mt, T.TensorType):
+            if base is mem:
+                raise CompileError("tensor.extract of a tensor that is not a kernel constant", op.loc)
+            mt = base.type
+        strides, offset = strides_and_offset(mt)
+        attrs = {"strides": DenseArrayAttr(T.i64, tuple(strides)), "offset": IntegerAttr(offset, T.index),
+                 "element_type": TypeAttr(mt.element_type)}
+        ivals = [self._scalar(i, op) for i in idx]
+        if is_load:
+            r = b.create("emitc.load", [base] + ivals, [op.results[0].type], attrs)
+            self.map[op.results[0]] = r.result
+        else:
+            b.create("emitc.store", [self._scalar(op.operands[0], op), base] + ivals, [], attrs)
+
+    def _copy(self, op: Operation, b: Builder) -> None:
+        src, dst = op.operands
+        sb, db = self.v(src), self.v(dst)
+        shape = list(dst.type.shape)
+        zero, one = self._index_const(b, 0), self._index_const(b, 1)
+        ubs = [self._index_const(b, d) for d in shape]
+        ivs: List[Value] = []
+        inner = b
+        for ub in ubs:
+            body = Block([T.index])
+            inner.create("emitc.for", [zero, ub, one], [], regions=[Region([body])])
+            ivs.append(body.args[0])
+            inner = Builder.at_end(body)
+
+        def attrs(t):
+            s, o = strides_and_offset(t)
+            return {"strides": DenseArrayAttr(T.i64, tuple(s)), "offset": IntegerAttr(o, T.index),
+                    "element_type": TypeAttr(t.element_type)}
+
+        et = dst.type.element_type
+        if isinstance(sb, _Splat):
+            val = sb.value
+        else:
+            val = inner.create("emitc.load", [sb] + ivs, [et], attrs(src.type)).result
+        inner.create("emitc.store", [val, db] + ivs, [], attrs(dst.type))
+
+    def _for(self, op: Operation, b: Builder) -> None:
+        lb, ub, step = (self._scalar(x, op) for x in op.operands[:3])
+        inits = op.operands[3:]
+        iv_t = op.body.args[0].type
+        clb, cub, cstep = (_constant_value(x) for x in (lb, ub, step))
+        if None not in (clb, cub, cstep) and clb < cub <= clb + cstep:
+            # One iteration (e.g. a unit dimension): the body, with iv = lb, in line.
+            self.map[op.body.args[0]] = lb
+            for arg, init in zip(op.body.args[1:], inits):
+                self.map[arg] = self._scalar(init, op)
+            yielded: List[Value] = []
+            tmp = Block()
+            self.convert_block(op.body, tmp, lambda y, yb: yielded.extend(self._scalar(x, y) for x in y.operands))
+            for o in list(tmp.ops):
+                o.detach()
+                b.insert(o)
+            for r, val in zip(op.results, yielded):
+                self.map[r] = val
+            return
+        vars_ = self._variables(b, [x.type for x in inits], [self._scalar(x, op) for x in inits], op)
+        nb = Block([iv_t])
+        self.map[op.body.args[0]] = nb.args[0]
+        for arg, val in zip(op.body.args[1:], self._read_all(nb, vars_)):
+            self.map[arg] = val
+        self.convert_block(op.body, nb, lambda y, yb: self._assign(yb, vars_, y.operands, y))
+        attrs = {"unsigned": UnitAttr()} if "unsignedCmp" in op.attributes else {}
+        b.create("emitc.for", [lb, ub, step], [], attrs, regions=[Region([nb])])
+        for r, var in zip(op.results, vars_):
+            self.map[r] = var
+
+    def _if(self, op: Operation, b: Builder) -> None:
+        cond = self._scalar(op.operands[0], op)
+        vars_ = self._variables(b, op.result_types, [None] * len(op.results), op)
+        regions = []
+        for reg in op.regions:
+            blk = Block()
+            if reg.blocks:
+                self.convert_block(reg.blocks[0], blk, lambda y, yb: self._assign(yb, vars_, y.operands, y))
+            elif op.results:
+                raise CompileError("scf.if with results needs an else region", op.loc)
+            regions.append(Region([blk]))
+        b.create("emitc.if", [cond], [], regions=regions)
+        for r, var in zip(op.results, vars_):
+            self.map[r] = var
+
+    def _while(self, op: Operation, b: Builder) -> None:
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        inits = [self._scalar(x, op) for x in op.operands]
+        state = self._variables(b, [x.type for x in op.operands], inits, op)
+        fwd = self._variables(b, op.result_types, [None] * len(op.results), op)
+        body = Block()
+        for arg, val in zip(before.args, self._read_all(body, state)):
+            self.map[arg] = val
+
+        def on_condition(c, cb):
+            self._assign(cb, fwd, c.operands[1:], c)
+            cb.create("emitc.break_unless", [self._scalar(c.operands[0], c)], [])
+
+        self.convert_block(before, body, on_condition)
+        for arg, val in zip(after.args, self._read_all(body, fwd)):
+            self.map[arg] = val
+        self.convert_block(after, body, lambda y, yb: self._assign(yb, state, y.operands, y))
+        b.create("emitc.loop", [], [], regions=[Region([body])])
+        for r, var in zip(op.results, fwd):
+            self.map[r] = var
+
+
+def _dimension(op: Operation) -> int:
+    d = op.attributes.get("dimension")
+    if d is None:
+        raise CompileError(f"'{op.name}' needs a dimension attribute", op.loc)
+    d = d.value
+    if d not in (0, 1, 2):
+        raise CompileError(f"'{op.name}' dimension {d} is out of range (0..2)", op.loc)
+    return d
+
+
+def _scalar_attr(val, et):
+    from ...ir.attributes import FloatAttr
+
+    if isinstance(et, T.FloatType):
+        return FloatAttr(float(val), et)
+    return IntegerAttr(int(val), et)
+
+
+# --------------------------------------------------------------------------- loop passes
+_HOISTABLE = {"emitc.constant", "emitc.expression"}
+
+
+def _defined_inside(op: Operation) -> Set[Value]:
+    out: Set[Value] = set()
+    for r in op.regions:
+        for blk in r.blocks:
+            out.update(blk.args)
+            for o in blk.ops:
+                out.update(o.results)
+                out |= _defined_inside(o)
+    return out
+
+
+def _constant_value(v: Value) -> Optional[int]:
+    o = v.owner
+    if isinstance(o, Operation) and o.name == "emitc.constant":
+        return o.attributes["value"].value
+    return None
+
+
+def _runs_at_least_once(loop: Operation) -> bool:
+    lb, ub = (_constant_value(x) for x in loop.operands[:2])
+    return lb is not None and ub is not None and lb < ub
+
+
+def inline_single_trip_loops(blk: Block) -> None:
+    """A loop with constant bounds that runs exactly once (e.g. over a unit dimension)
+    becomes its body, with the induction variable replaced by the lower bound."""
+    for op in list(blk.ops):
+        for r in op.regions:
+            for inner in r.blocks:
+                inline_single_trip_loops(inner)
+        if op.name != "emitc.for":
+            continue
+        lb, ub, step = (_constant_value(x) for x in op.operands)
+        if lb is None or ub is None or step is None or not (lb < ub <= lb + step):
+            continue
+        iv = op.body.args[0]
+        c = Operation("emitc.constant", [], [iv.type], {"value": IntegerAttr(lb, iv.type)}, loc=op.loc)
+        blk.insert_before(op, c)
+        iv.replace_all_uses_with(c.results[0])
+        for o in list(op.body.ops):
+            o.detach()
+            blk.insert_before(op, o)
+        op.erase()
+
+
+def _stored_bases(op: Operation) -> Set[Value]:
+    out: Set[Value] = set()
+    for o in op.walk():
+        if o.name == "emitc.store":
+            out.add(o.operands[1])
+        elif o.name == "emitc.assign":
+            out.add(o.operands[0])
+    return out
+
+
+def hoist_loop_invariants(blk: Block) -> None:
+    """Loop-invariant code motion over emitc ops: a pure expression directly in a loop body
+    whose operands are all defined outside the loop moves before the loop (innermost loops
+    first, so invariants climb as far as they can). Expressions that may trap (C ``/``,
+    ``%``), and loads from buffers the loop does not write, only leave loops known to run
+    at least once."""
+    for op in list(blk.ops):
+        for r in op.regions:
+            for inner in r.blocks:
+                hoist_loop_invariants(inner)
+        if op.name != "emitc.for":
+            continue
+        inside = _defined_inside(op)
+        once = _runs_at_least_once(op)
+        stored = _stored_bases(op) if once else set()
+        for o in list(op.body.ops):
+            # A load moves too when nothing in the loop writes its buffer.
+            movable = o.name in _HOISTABLE or (once and o.name == "emitc.load" and o.operands[0] not in stored)
+            if not movable or o.regions:
+                continue
+            if any(x in inside for x in o.operands):
+                continue
+            text = o.attributes["c"].value if o.name == "emitc.expression" else ""
+            if ("/" in text or "%" in text) and not once:
+                continue
+            o.detach()
+            blk.insert_before(op, o)
+            inside.difference_update(o.results)
+
+
+def _loop_is_independent(loop: Operation) -> bool:
+    """True when no iteration of ``loop`` (an innermost loop) depends on another: no
+    nested control flow, no calls, no assignments to outer variables, and for each array
+    it stores to, every access in the body uses the same address, which moves with the
+    induction variable (a direct subscript with a non-zero stride, other subscripts
+    loop-invariant)."""
+    body = loop.body
+    iv = body.args[0]
+    inside = _defined_inside(loop)
+    accesses: Dict[Value, List[Operation]] = {}
+    for o in body.ops:
+        if o.regions or o.name in ("emitc.assign", "emitc.call_opaque", "emitc.verbatim", "emitc.variable"):
+            return False
+        if o.name == "emitc.load":
+            accesses.setdefault(o.operands[0], []).append(o)
+        elif o.name == "emitc.store":
+            accesses.setdefault(o.operands[1], []).append(o)
+    stored = False
+    for base, ops in accesses.items():
+        stores = [o for o in ops if o.name == "emitc.store"]
+        if not stores:
+            continue
+        stored = True
+
+        def addr(o):
+            idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
+            return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
+
+        a0 = addr(stores[0])
+        if any(addr(o) != a0 for o in ops):
+            return False
+        strides, _, idx = a0
+        shifted = [_shift_of(i, iv, inside) for i in idx]
+        moves = [s != 0 for i, s in zip(idx, strides)]
+        if sum(1 for sh, m in zip(shifted, moves) if sh and m) != 1:
+            return False
+        if any(not sh and i in inside for i, sh in zip(idx, shifted)):
+            return False
+    return stored
+
+
+def _shift_of(i: Value, iv: Value, inside: Set[Value]) -> bool:
+    """True when ``i`` is the induction variable plus or minus loop-invariant values (so
+    the subscript is injective in the induction variable)."""
+    if i is iv:
+        return True
+    o = i.owner
+    if not (isinstance(o, Operation) and o.name == "emitc.expression"):
+        return False
+    c = o.attributes["c"].value
+    if c == "{0} + {1}":
+        a, b = o.operands
+        return (_shift_of(a, iv, inside) and b not in inside) or (_shift_of(b, iv, inside) and a not in inside)
+    if c == "{0} - {1}":
+        a, b = o.operands
+        return _shift_of(a, iv, inside) and b not in inside
+    return False
+
+
+def mark_independent_loops(blk: Block) -> None:
+    """Set ``ivdep`` on innermost ``emitc.for`` loops that :func:`_loop_is_independent`
+    accepts; the printer emits ``IREEC_IVDEP`` (``#pragma GCC ivdep``) before them."""
+    for op in blk.ops:
+        for r in op.regions:
+            for inner in r.blocks:
+                mark_independent_loops(inner)
+        if op.name == "emitc.for" and not any(o.regions for o in op.body.ops) and _loop_is_independent(op):
+            op.attributes["ivdep"] = UnitAttr()

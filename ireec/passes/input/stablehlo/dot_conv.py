@@ -1,4 +1,219 @@
-"""StableHLO → linalg patterns: dot_conv."""
+"""StableHLO → linalg patterns: dot, dot_general, convolution.
+
+Mirrors IREE's StableHLOToLinalgDotProd.cpp and StableHLOToLinalgConvolution.cpp.
+``dot_general`` in canonical layout becomes ``linalg.matmul`` / ``linalg.batch_matmul``
+(float operands of the result type); any other layout or element type becomes one
+``linalg.generic`` over (batch, lhs free, rhs free | contracting) dims, which needs no
+transposes. The accumulator starts from a zero ``linalg.fill``; operands are converted to
+the result element type before multiply-add (spec: ``dot_general`` / ``convolution``).
+
+``convolution``: lhs dilation and padding become a (zero) pad of the input (interior pad =
+dilation - 1, negative padding crops); window strides and rhs dilation go into the input
+indexing map (``o * stride + k * dilation``); window reversal reverses the kernel first;
+``feature_group_count`` G splits the input feature dim into (G, C/G) and the kernel output
+feature dim into (G, O/G) with expand_shape, so every map stays a projected permutation or a
+strided sum. Dimension numbers in any layout are read off the maps directly.
+"""
 from __future__ import annotations
 
-PATTERNS = {}
+from typing import List
+
+from ....dialects import linalg as L
+from ....dialects import stablehlo as shlo
+from ....ir import types as T
+from ....ir.affine import AffineDim, AffineExpr, AffineMap
+from ....ir.attributes import DenseArrayAttr, FloatAttr, IntegerAttr
+from ....ir.core import Builder, Operation, Value
+from ....ir.diagnostics import CompileError
+from .common import (convert_scalar, elem, empty, fill, generic, is_bool, is_float, pad_scalar,
+                     ranked, reshape)
+
+
+def _zero_fill(b: Builder, shape, et) -> Value:
+    z = b.create("arith.constant", [], [et], {"value": _zero_attr(et)}).result
+    return fill(b, z, shape)
+
+
+def _zero_attr(et):
+    return FloatAttr(0.0, et) if is_float(et) else IntegerAttr(0, et)
+
+
+def _mac(sb, a, w, acc):
+    """acc + convert(a) * convert(w) in the accumulator's type (and/or for booleans)."""
+    t = acc.type
+    x = convert_scalar(sb, a, t)
+    y = convert_scalar(sb, w, t)
+    if is_float(t):
+        return sb.op("arith.addf", [acc, sb.op("arith.mulf", [x, y], t)], t)
+    if is_bool(t):
+        return sb.op("arith.ori", [acc, sb.op("arith.andi", [x, y], t)], t)
+    return sb.op("arith.addi", [acc, sb.op("arith.muli", [x, y], t)], t)
+
+
+def _named(b: Builder, name: str, lhs: Value, rhs: Value, init: Value) -> Value:
+    region = L.build_named_region(name, [lhs.type, rhs.type], [init.type], {})
+    return b.create(f"linalg.{name}", [lhs, rhs, init], [init.type],
+                    {"operandSegmentSizes": DenseArrayAttr(T.i32, (2, 1))},
+                    regions=[region]).result
+
+
+def dot_general(b: Builder, op: Operation, lhs: Value, rhs: Value, lb: List[int], rb: List[int],
+                lc: List[int], rc: List[int]) -> Value:
+    """The dot_general of ``lhs``/``rhs`` with these batching/contracting dims; result dims
+    are (batch..., lhs free..., rhs free...) as the spec orders them."""
+    lt, rt_ = ranked(lhs, op), ranked(rhs, op)
+    out_t = ranked(op.results[0], op)
+    lf = [d for d in range(lt.rank) if d not in lb and d not in lc]
+    rf = [d for d in range(rt_.rank) if d not in rb and d not in rc]
+    nb, nlf, nrf, nc = len(lb), len(lf), len(rf), len(lc)
+    et = out_t.element_type
+    init = _zero_fill(b, out_t.shape, et)
+    floats = is_float(et) and elem(lhs) == et and elem(rhs) == et
+    if floats and nb == 0 and lt.rank == 2 and rt_.rank == 2 and lc == [1] and rc == [0]:
+        return _named(b, "matmul", lhs, rhs, init)
+    if floats and nb == 1 and lt.rank == 3 and rt_.rank == 3 and lb == [0] and rb == [0] \
+            and lc == [2] and rc == [1]:
+        return _named(b, "batch_matmul", lhs, rhs, init)
+    n = nb + nlf + nrf + nc
+
+    def operand_map(rank, batch, free, contract, free_base):
+        exprs = [None] * rank
+        for i, d in enumerate(batch):
+            exprs[d] = AffineDim(i)
+        for i, d in enumerate(free):
+            exprs[d] = AffineDim(free_base + i)
+        for i, d in enumerate(contract):
+            exprs[d] = AffineDim(nb + nlf + nrf + i)
+        return AffineMap(n, 0, tuple(exprs))
+    maps = [operand_map(lt.rank, lb, lf, lc, nb), operand_map(rt_.rank, rb, rf, rc, nb + nlf),
+            AffineMap.from_dims(n, range(nb + nlf + nrf))]
+    iters = ["parallel"] * (nb + nlf + nrf) + ["reduction"] * nc
+    return generic(b, [lhs, rhs], [init], maps, iters, lambda sb, a: [_mac(sb, *a)]).result
+
+
+def lower_dot(op: Operation, b: Builder):
+    """``dot``: vector·vector, matrix·vector, matrix·matrix."""
+    lhs, rhs = op.operands
+    lt, rt_ = ranked(lhs, op), ranked(rhs, op)
+    rc = [0]
+    lc = [lt.rank - 1]
+    if rt_.rank not in (1, 2) or lt.rank not in (1, 2):
+        raise CompileError("stablehlo.dot needs rank-1 or rank-2 operands", op.loc)
+    return [dot_general(b, op, lhs, rhs, [], [], lc, rc)]
+
+
+def lower_dot_general(op: Operation, b: Builder):
+    d = shlo.dot_dimension_numbers(op)
+    lhs, rhs = op.operands
+    return [dot_general(b, op, lhs, rhs, d["lhs_batching_dimensions"],
+                        d["rhs_batching_dimensions"], d["lhs_contracting_dimensions"],
+                        d["rhs_contracting_dimensions"])]
+
+
+def _reverse(b: Builder, v: Value, dims: List[int]) -> Value:
+    t = v.type
+    rank = t.rank
+    exprs = tuple(AffineDim(d) * -1 + (t.shape[d] - 1) if d in dims else AffineDim(d)
+                  for d in range(rank))
+    out = empty(b, t.shape, t.element_type)
+    return generic(b, [v], [out], [AffineMap(rank, 0, exprs), AffineMap.identity(rank)],
+                   ["parallel"] * rank, lambda sb, a: [a[0]]).result
+
+
+def lower_convolution(op: Operation, b: Builder):
+    """General N-D convolution (see the module docstring)."""
+    x, w = op.operands
+    xt, wt, ot = ranked(x, op), ranked(w, op), ranked(op.results[0], op)
+    dn = shlo.conv_dimension_numbers(op)
+    win = shlo.conv_window(op)
+    if win["batch_group_count"] != 1:
+        raise CompileError("convolution with batch_group_count > 1 is not supported", op.loc)
+    G = win["feature_group_count"]
+    ns = len(dn["input_spatial_dimensions"])
+    et = ot.element_type
+    # 1. lhs dilation + padding as a zero pad of the input.
+    low = [0] * xt.rank
+    high = [0] * xt.rank
+    interior = [0] * xt.rank
+    for i, d in enumerate(dn["input_spatial_dimensions"]):
+        lo, hi = win["padding"][i] if i < len(win["padding"]) else (0, 0)
+        low[d], high[d] = lo, hi
+        interior[d] = win["lhs_dilation"][i] - 1
+    if any(low) or any(high) or any(interior):
+        zero = b.create("arith.constant", [], [elem(x)], {"value": _zero_attr(elem(x))}).result
+        x = pad_scalar(b, x, low, high, interior, zero)
+        xt = x.type
+    # 2. window reversal reverses the kernel's spatial dims.
+    rev = [dn["kernel_spatial_dimensions"][i] for i, r in enumerate(win["window_reversal"]) if r]
+    if rev:
+        w = _reverse(b, w, rev)
+    # 3. iteration dims: b, [g], fo, o_0..o_{n-1} | c, k_0..k_{n-1}
+    grouped = G > 1
+    dim = {}
+    names = ["b"] + (["g"] if grouped else []) + ["fo"] + [f"o{i}" for i in range(ns)] + ["c"] \
+        + [f"k{i}" for i in range(ns)]
+    for i, nme in enumerate(names):
+        dim[nme] = AffineDim(i)
+    nd = len(names)
+    n_par = nd - 1 - ns
+
+    def split(shape, pos, groups):
+        s = list(shape)
+        return s[:pos] + [groups, s[pos] // groups] + s[pos + 1:]
+
+    # Input map (input feature dim split into (g, c) when grouped).
+    fin = dn["input_feature_dimension"]
+    if grouped:
+        if xt.shape[fin] % G or wt.shape[dn["kernel_output_feature_dimension"]] % G:
+            raise CompileError("feature_group_count does not divide the feature dims", op.loc)
+        x = reshape(b, x, split(xt.shape, fin, G))
+    in_exprs: List[AffineExpr] = []
+    for d in range(xt.rank):
+        if d == dn["input_batch_dimension"]:
+            in_exprs.append(dim["b"])
+        elif d == fin:
+            in_exprs += [dim["g"], dim["c"]] if grouped else [dim["c"]]
+        else:
+            i = dn["input_spatial_dimensions"].index(d)
+            e = dim[f"o{i}"] * win["window_strides"][i] if win["window_strides"][i] != 1 \
+                else dim[f"o{i}"]
+            k = dim[f"k{i}"] * win["rhs_dilation"][i] if win["rhs_dilation"][i] != 1 else dim[f"k{i}"]
+            in_exprs.append(e + k)
+    # Kernel map (output feature dim split into (g, fo) when grouped).
+    kof = dn["kernel_output_feature_dimension"]
+    if grouped:
+        w = reshape(b, w, split(wt.shape, kof, G))
+    k_exprs: List[AffineExpr] = []
+    for d in range(wt.rank):
+        if d == dn["kernel_input_feature_dimension"]:
+            k_exprs.append(dim["c"])
+        elif d == kof:
+            k_exprs += [dim["g"], dim["fo"]] if grouped else [dim["fo"]]
+        else:
+            k_exprs.append(dim[f"k{dn['kernel_spatial_dimensions'].index(d)}"])
+    # Output map (feature dim split into (g, fo) when grouped).
+    fout = dn["output_feature_dimension"]
+    out_shape = split(ot.shape, fout, G) if grouped else list(ot.shape)
+    o_exprs: List[AffineExpr] = []
+    for d in range(ot.rank):
+        if d == dn["output_batch_dimension"]:
+            o_exprs.append(dim["b"])
+        elif d == fout:
+            o_exprs += [dim["g"], dim["fo"]] if grouped else [dim["fo"]]
+        else:
+            o_exprs.append(dim[f"o{dn['output_spatial_dimensions'].index(d)}"])
+    init = _zero_fill(b, out_shape, et)
+    maps = [AffineMap(nd, 0, tuple(in_exprs)), AffineMap(nd, 0, tuple(k_exprs)),
+            AffineMap(nd, 0, tuple(o_exprs))]
+    iters = ["parallel"] * n_par + ["reduction"] * (1 + ns)
+    r = generic(b, [x, w], [init], maps, iters, lambda sb, a: [_mac(sb, *a)]).result
+    if grouped:
+        r = reshape(b, r, ot.shape)
+    return [r]
+
+
+PATTERNS = {
+    "stablehlo.dot": lower_dot,
+    "stablehlo.dot_general": lower_dot_general,
+    "stablehlo.convolution": lower_convolution,
+}

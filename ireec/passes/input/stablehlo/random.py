@@ -1,4 +1,237 @@
-"""StableHLO → linalg patterns: random."""
+"""StableHLO → linalg patterns: rng (UNIFORM, NORMAL) and rng_bit_generator (PHILOX).
+
+Both are stateless functions of the element position, computed in one
+``linalg.generic`` over the result:
+
+* ``stablehlo.rng`` UNIFORM follows IREE's ``RngUniformConversion`` (so results equal
+  IREE's, which the e2e tests check): a 32-bit linear congruential hash of the indices,
+  ``x = 0; for each dim d: x = (x + i_d) * 1103515245 + 12345`` (wrapping), then
+  ``min + uitofp(x) * ((max - min) * 2.3283064e-10)`` (2^-32). NORMAL (which IREE does not
+  lower) uses the Box–Muller transform on two successive hash values:
+  ``mu + sigma * sqrt(-2 ln u1) * cos(2 pi u2)`` with ``u = (x + 0.5) * 2^-32``.
+* ``stablehlo.rng_bit_generator`` PHILOX / DEFAULT is Philox-4x32-10 (Salmon et al.,
+  "Parallel random numbers: as easy as 1, 2, 3", SC 2011) with XLA's/IREE's layout: the
+  key is state words 0 and 1, the 64-bit counter base comes from the state (for
+  ``tensor<4xi32>``: ``s[3] | s[2] << 32``; for ``tensor<2xi64>``: ``s[1]``), counter
+  ``n`` produces output words ``4n .. 4n+3`` of the flattened result (32-bit results;
+  64-bit results pair them as ``w0 | w1 << 32`` and ``w2 | w3 << 32``). The new state
+  adds the number of counters used, stored back as IREE does (``s[2]`` low word, ``s[3]``
+  high word; ``s[1]`` for 2xi64). THREE_FRY is not supported.
+"""
 from __future__ import annotations
 
-PATTERNS = {}
+import math
+from typing import List
+
+from ....dialects import linalg
+from ....dialects import stablehlo as shlo
+from ....ir import types as T
+from ....ir.affine import AffineMap
+from ....ir.attributes import FloatAttr
+from ....ir.core import Builder, Operation, Value
+from ....ir.diagnostics import CompileError
+from ._indexing import Payload, cast_to, empty, static_shape, tensor_of
+
+_LCG_MUL = 1103515245
+_LCG_INC = 12345
+_TWO_POW_M32 = 2.3283064e-10  # the constant IREE uses (2^-32 rounded)
+
+
+def _lcg_hash(p: Payload, rank: int) -> Value:
+    """IREE's per-element i32 hash of the loop indices."""
+    sb = p.sb
+    x = p.const(0, T.i32)
+    for d in range(rank):
+        i = sb.op("arith.index_cast", [p.loop(d)], T.i32)
+        x = sb.op("arith.addi", [i, x], T.i32)
+        x = sb.op("arith.muli", [x, p.const(_LCG_MUL, T.i32)], T.i32)
+        x = sb.op("arith.addi", [x, p.const(_LCG_INC, T.i32)], T.i32)
+    return x
+
+
+def lower_rng(op: Operation, b: Builder) -> List[Value]:
+    """``stablehlo.rng`` (float results): UNIFORM in [a, b) as IREE computes it; NORMAL
+    with mean a and standard deviation b (Box–Muller)."""
+    a, bb = op.operands[0], op.operands[1]
+    rt = op.results[0].type
+    shape = static_shape(op.results[0], op, "the result")
+    et = rt.element_type
+    if not isinstance(et, T.FloatType):
+        raise CompileError(f"'stablehlo.rng' with element type {et} is not supported (float only)", op.loc)
+    for v in (a, bb):
+        if not isinstance(v.type, T.TensorType) or v.type.shape != ():
+            raise CompileError("'stablehlo.rng': a and b must be rank-0 tensors", op.loc)
+    dist = shlo.rng_distribution(op)
+    rank = len(shape)
+
+    def body(sb, args):
+        p = Payload(sb)
+        lo, hi = args[0], args[1]
+        x = _lcg_hash(p, rank)
+        if dist == "UNIFORM":
+            scale = sb.op("arith.mulf", [sb.op("arith.subf", [hi, lo], et),
+                                         sb.constant(FloatAttr(_TWO_POW_M32, et))], et)
+            u = sb.op("arith.uitofp", [x], et)
+            return [sb.op("arith.addf", [sb.op("arith.mulf", [u, scale], et), lo], et)]
+        if dist == "NORMAL":
+            x2 = sb.op("arith.addi", [sb.op("arith.muli", [x, p.const(_LCG_MUL, T.i32)], T.i32),
+                                      p.const(_LCG_INC, T.i32)], T.i32)
+            half = sb.constant(FloatAttr(0.5, T.f64))
+            unit = sb.constant(FloatAttr(2.0 ** -32, T.f64))
+
+            def uniform(v):  # (v + 0.5) * 2^-32 in (0, 1), computed in f64
+                f = sb.op("arith.uitofp", [v], T.f64)
+                return sb.op("arith.mulf", [sb.op("arith.addf", [f, half], T.f64), unit], T.f64)
+
+            u1, u2 = uniform(x), uniform(x2)
+            r = sb.op("math.sqrt", [sb.op("arith.mulf", [sb.constant(FloatAttr(-2.0, T.f64)),
+                                                           sb.op("math.log", [u1], T.f64)], T.f64)], T.f64)
+            c = sb.op("math.cos", [sb.op("arith.mulf", [sb.constant(FloatAttr(2 * math.pi, T.f64)), u2],
+                                         T.f64)], T.f64)
+            z = sb.cast(sb.op("arith.mulf", [r, c], T.f64), et)
+            return [sb.op("arith.addf", [lo, sb.op("arith.mulf", [hi, z], et)], et)]
+        raise CompileError(f"'stablehlo.rng' distribution {dist} is not supported", op.loc)
+
+    init = empty(b, tensor_of(shape, et))
+    scalar = AffineMap(rank, 0, ())
+    g = linalg.build_generic([a, bb], [init], [scalar, scalar, AffineMap.identity(rank)],
+                             ["parallel"] * rank, body, builder=b)
+    return [cast_to(b, g.results[0], rt)]
+
+
+# ------------------------------------------------------------------------ Philox
+_PHILOX_M0, _PHILOX_M1 = 0xD2511F53, 0xCD9E8D57
+_PHILOX_W0, _PHILOX_W1 = 0x9E3779B9, 0xBB67AE85
+
+
+def _signless(p: Payload, v: Value) -> Value:
+    """``v`` reinterpreted as the signless integer of its width."""
+    t = v.type
+    if isinstance(t, T.IntegerType) and t.signedness:
+        return p.sb.op("arith.bitcast", [v], T.IntegerType(t.width))
+    return v
+
+
+def _mulhilo(p: Payload, a: Value, m: int):
+    sb = p.sb
+    prod = sb.op("arith.muli", [sb.op("arith.extui", [a], T.i64), p.const(m, T.i64)], T.i64)
+    hi = sb.op("arith.trunci", [sb.op("arith.shrui", [prod, p.const(32, T.i64)], T.i64)], T.i32)
+    lo = sb.op("arith.trunci", [prod], T.i32)
+    return hi, lo
+
+
+def philox4x32(p: Payload, k0: Value, k1: Value, counter: Value) -> List[Value]:
+    """The four i32 output words of Philox-4x32-10 for i64 ``counter`` and key
+    (``k0``, ``k1``): counter words (low, high, k0, k1) as XLA initialises them."""
+    sb = p.sb
+    x0 = sb.op("arith.trunci", [counter], T.i32)
+    x1 = sb.op("arith.trunci", [sb.op("arith.shrui", [counter, p.const(32, T.i64)], T.i64)], T.i32)
+    x = [x0, x1, k0, k1]
+    for _ in range(10):
+        hi0, lo0 = _mulhilo(p, x[0], _PHILOX_M0)
+        hi1, lo1 = _mulhilo(p, x[2], _PHILOX_M1)
+        y0 = sb.op("arith.xori", [sb.op("arith.xori", [hi1, x[1]], T.i32), k0], T.i32)
+        y2 = sb.op("arith.xori", [sb.op("arith.xori", [hi0, x[3]], T.i32), k1], T.i32)
+        x = [y0, lo1, y2, lo0]
+        k0 = sb.op("arith.addi", [k0, p.const(_PHILOX_W0, T.i32)], T.i32)
+        k1 = sb.op("arith.addi", [k1, p.const(_PHILOX_W1, T.i32)], T.i32)
+    return x
+
+
+def _fuse(p: Payload, lo: Value, hi: Value) -> Value:
+    sb = p.sb
+    h = sb.op("arith.shli", [sb.op("arith.extui", [hi], T.i64), p.const(32, T.i64)], T.i64)
+    return sb.op("arith.ori", [sb.op("arith.extui", [lo], T.i64), h], T.i64)
+
+
+def _key_and_base(p: Payload, state: Value, kind: str):
+    """(k0, k1, base counter i64) from the state tensor (``kind`` '4x32' or '2x64')."""
+    sb = p.sb
+    if kind == "4x32":
+        w = [_signless(p, p.extract(state, [p.const(i)])) for i in range(4)]
+        return w[0], w[1], _fuse(p, w[3], w[2])
+    s0 = _signless(p, p.extract(state, [p.const(0)]))
+    s1 = _signless(p, p.extract(state, [p.const(1)]))
+    k0 = sb.op("arith.trunci", [s0], T.i32)
+    k1 = sb.op("arith.trunci", [sb.op("arith.shrui", [s0, p.const(32, T.i64)], T.i64)], T.i32)
+    return k0, k1, s1
+
+
+def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
+    """``stablehlo.rng_bit_generator`` with PHILOX/DEFAULT (see the module docstring);
+    state ``tensor<4x(u)i32>`` or ``tensor<2x(u)i64>``, 8- to 64-bit integer results."""
+    state = op.operands[0]
+    alg = shlo.rng_algorithm(op)
+    if alg not in ("PHILOX", "DEFAULT"):
+        raise CompileError(f"'stablehlo.rng_bit_generator' algorithm {alg} is not supported", op.loc)
+    s_shape = static_shape(state, op, "the state")
+    s_et = state.type.element_type
+    if s_shape == (4,) and isinstance(s_et, T.IntegerType) and s_et.width == 32:
+        kind = "4x32"
+    elif s_shape == (2,) and isinstance(s_et, T.IntegerType) and s_et.width == 64:
+        kind = "2x64"
+    else:
+        raise CompileError(f"'stablehlo.rng_bit_generator' state {state.type} is not supported "
+                           "(tensor<4xi32> or tensor<2xi64>)", op.loc)
+    out_t = op.results[1].type
+    shape = static_shape(op.results[1], op, "the result")
+    et = out_t.element_type
+    if not isinstance(et, T.IntegerType) or et.width not in (8, 16, 32, 64):
+        raise CompileError(f"'stablehlo.rng_bit_generator' result {out_t} is not supported", op.loc)
+    n = 1
+    for d in shape:
+        n *= d
+    per = 2 if et.width == 64 else 4
+    count = (n + per - 1) // per
+    rank = len(shape)
+
+    def body(sb, args):
+        p = Payload(sb)
+        flat = p.const(0)
+        stride = 1
+        for d in reversed(range(rank)):
+            flat = p.add(flat, p.mul(p.loop(d), p.const(stride)))
+            stride *= shape[d]
+        k0, k1, base = _key_and_base(p, state, kind)
+        ctr = sb.op("arith.index_cast", [sb.op("arith.divui", [flat, p.const(per)], T.index)], T.i64)
+        which = sb.op("arith.remui", [flat, p.const(per)], T.index)
+        words = philox4x32(p, k0, k1, sb.op("arith.addi", [ctr, base], T.i64))
+        if per == 2:
+            words = [_fuse(p, words[0], words[1]), _fuse(p, words[2], words[3])]
+        v = words[-1]
+        for i in reversed(range(per - 1)):
+            v = p.select(p.cmp("eq", which, p.const(i)), words[i], v)
+        sl = T.IntegerType(et.width)
+        if v.type != sl:
+            v = sb.op("arith.trunci", [v], sl)
+        if sl != et:
+            v = sb.op("arith.bitcast", [v], et)
+        return [v]
+
+    init = empty(b, tensor_of(shape, et))
+    g = linalg.build_generic([], [init], [AffineMap.identity(rank)], ["parallel"] * rank, body, builder=b)
+
+    def state_body(sb, args):
+        p = Payload(sb)
+        _, _, base = _key_and_base(p, state, kind)
+        new = sb.op("arith.addi", [base, p.const(count, T.i64)], T.i64)
+        i = p.loop(0)
+        old = _signless(p, args[0])
+        if kind == "2x64":
+            v = p.select(p.cmp("eq", i, p.const(1)), new, old)
+        else:
+            lo = sb.op("arith.trunci", [new], T.i32)
+            hi = sb.op("arith.trunci", [sb.op("arith.shrui", [new, p.const(32, T.i64)], T.i64)], T.i32)
+            v = p.select(p.cmp("eq", i, p.const(2)), lo, p.select(p.cmp("eq", i, p.const(3)), hi, old))
+        return [sb.op("arith.bitcast", [v], s_et) if v.type != s_et else v]
+
+    ident = AffineMap.identity(1)
+    s_init = empty(b, tensor_of(s_shape, s_et))
+    ns = linalg.build_generic([state], [s_init], [ident, ident], ["parallel"], state_body, builder=b)
+    return [cast_to(b, ns.results[0], op.results[0].type), cast_to(b, g.results[0], out_t)]
+
+
+PATTERNS = {
+    "stablehlo.rng": lower_rng,
+    "stablehlo.rng_bit_generator": lower_rng_bit_generator,
+}

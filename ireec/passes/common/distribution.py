@@ -1,0 +1,306 @@
+"""Which loops of a fused group of linalg ops can be distributed over workgroups, and how.
+
+Shared by dispatch formation (flow: may a consumer join a root's region without making its
+intermediates big?) and the CPU lowering configuration (hal: tile sizes and workgroup count).
+
+The model mirrors IREE's tile-and-fuse on workgroups (``TileAndDistributeToWorkgroupsUsingForallOp``
+after ``LLVMCPUSelectLoweringStrategy``): the dims of the group's *anchor* (its last op) that
+are parallel are tiled; every other op of the group is fused into the anchor's tile, which is
+legal for a distributed dim ``δ`` when each op has a parallel loop carrying ``δ`` and every
+tensor passed between two ops of the group is written and read at the same index along
+``δ`` (a plain loop dim in both indexing maps). Each such intermediate then only needs a
+per-tile temporary (tile size along the carried dims, full size along the others).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ...dialects import linalg as L
+from ...ir import types as T
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
+from ...ir.core import Operation, Value
+
+#: IREE's LLVMCPU ``max_stack_allocation_size`` (bytes of per-workgroup temporaries).
+MAX_STACK_BYTES = 32768
+#: Iterations (loop-nest points) one workgroup should execute at least, when it can.
+WORKGROUP_WORK = 32768
+#: Largest tile along a distributed dim.
+MAX_TILE = 4096
+#: Tile of the M and N dims of contractions/convolutions (IREE's default distribution tile).
+CONTRACTION_TILE = 64
+
+
+def is_contraction_like(op: Operation) -> bool:
+    """Named matmul/conv/pooling ops, and generics shaped like them (IREE's
+    ``isaContractionOpInterface`` / conv checks, structurally): reduction loops and at least
+    two shaped inputs, each of them broadcast along some parallel loop (matmul: A lacks j, B
+    lacks i; conv: the input lacks f, the filter lacks n, oh, ow). A row sum of ``a + b``
+    (both inputs read at every loop) is not."""
+    short = op.name[len("linalg."):] if op.name.startswith("linalg.") else ""
+    if short in L.NAMED_SPECS:
+        return True
+    if op.name != "linalg.generic":
+        return False
+    its = op_iterators(op)
+    if L.REDUCTION not in its:
+        return False
+    ins = L.inputs(op)
+    maps = op_maps(op)[:len(ins)]
+    shaped = [m for v, m in zip(ins, maps) if isinstance(v.type, T.ShapedType) and m.results]
+    if len(shaped) < 2:
+        return False
+    par = {d for d, it in enumerate(its) if it == L.PARALLEL}
+    for m in shaped:
+        used = {e.pos for e in m.results if isinstance(e, AffineDim)}
+        for e in m.results:
+            used |= _dims_of(e)
+        if par <= used:
+            return False
+    return True
+
+
+def _dims_of(e: AffineExpr) -> set:
+    if isinstance(e, AffineDim):
+        return {e.pos}
+    if isinstance(e, AffineBinary):
+        return _dims_of(e.lhs) | _dims_of(e.rhs)
+    return set()
+
+
+def op_maps(op: Operation) -> List[AffineMap]:
+    return L.indexing_maps(op)
+
+
+def op_iterators(op: Operation) -> List[str]:
+    return L.iterator_types(op)
+
+
+def _dim_pos(e: AffineExpr) -> Optional[int]:
+    return e.pos if isinstance(e, AffineDim) else None
+
+
+@dataclass
+class Distribution:
+    """Result of :func:`analyze`.
+
+    ``extents[k]``: size of distributed dim ``k`` (outermost first; at most 3, the last is
+    the workgroup x axis). ``loop_dims[op][k]``: loop dim of ``op`` carrying dim ``k``.
+    ``carried[value][k]``: tensor dim of an intermediate/result ``value`` carrying dim ``k``.
+    """
+
+    extents: List[int] = field(default_factory=list)
+    loop_dims: Dict[Operation, List[int]] = field(default_factory=dict)
+    carried: Dict[Value, List[int]] = field(default_factory=dict)
+
+
+def _results_of(op: Operation) -> List[Value]:
+    return [r for r in op.results if isinstance(r.type, T.TensorType)]
+
+
+def _trace(ops: Sequence[Operation], anchor: Operation, start: int
+           ) -> Optional[Tuple[Dict[Operation, int], Dict[Value, int]]]:
+    """Follow loop dim ``start`` of ``anchor`` through the group; None when it cannot be
+    distributed (an op without a parallel loop for it, or inconsistent indexing)."""
+    in_group = set(id(o) for o in ops)
+    loop: Dict[Operation, int] = {anchor: start}
+    carried: Dict[Value, int] = {}
+    work = [anchor]
+    while work:
+        op = work.pop()
+        d = loop[op]
+        if op_iterators(op)[d] != L.PARALLEL:
+            return None
+        maps = op_maps(op)
+        n_in = len(L.inputs(op))
+        # Results: the output maps say which tensor dim carries d.
+        for k, r in enumerate(op.results):
+            m = maps[n_in + k]
+            pos = [t for t, e in enumerate(m.results) if _dim_pos(e) == d]
+            if len(pos) != 1:
+                return None
+            if carried.setdefault(r, pos[0]) != pos[0]:
+                return None
+            for user in r.users:
+                if id(user) in in_group and not _visit_user(user, r, pos[0], loop, work):
+                    return None
+        # Operands produced inside the group.
+        for v, m in zip(op.operands, maps):
+            p = v.owner
+            if not (isinstance(p, Operation) and id(p) in in_group):
+                continue
+            pos = [t for t, e in enumerate(m.results) if _dim_pos(e) == d]
+            if len(pos) != 1:
+                return None
+            if carried.setdefault(v, pos[0]) != pos[0]:
+                return None
+            pm = op_maps(p)[len(L.inputs(p)) + v.index]
+            pd = _dim_pos(pm.results[pos[0]])
+            if pd is None:
+                return None
+            if p in loop:
+                if loop[p] != pd:
+                    return None
+            else:
+                loop[p] = pd
+                work.append(p)
+    if len(loop) != len(ops):
+        return None
+    return loop, carried
+
+
+def _visit_user(user: Operation, v: Value, t: int, loop, work) -> bool:
+    """``user`` reads ``v`` whose dim ``t`` is distributed: its loop for it is read off its map."""
+    for k, (u, m) in enumerate(zip(user.operands, op_maps(user))):
+        if u is not v:
+            continue
+        d = _dim_pos(m.results[t])
+        if d is None:
+            return False
+        if user in loop:
+            if loop[user] != d:
+                return False
+        else:
+            loop[user] = d
+            work.append(user)
+    return True
+
+
+def analyze(ops: Sequence[Operation], anchor: Optional[Operation] = None) -> Distribution:
+    """Distributable dims of the group ``ops`` (linalg structured ops on tensors, in program
+    order; ``anchor`` defaults to the last). Candidates are the anchor's parallel loops in
+    the order of its first result's dims; the innermost three that survive are kept."""
+    ops = list(ops)
+    if not ops or not all(L.is_linalg_structured(o) for o in ops):
+        return Distribution()
+    anchor = anchor or ops[-1]
+    maps = op_maps(anchor)
+    n_in = len(L.inputs(anchor))
+    if not anchor.results:
+        return Distribution()
+    out_map = maps[n_in]
+    ranges = L.loop_ranges(anchor)
+    found = []
+    for e in out_map.results:
+        d = _dim_pos(e)
+        if d is None or ranges[d] is None:
+            continue
+        tr = _trace(ops, anchor, d)
+        if tr is None:
+            continue
+        loop, carried = tr
+        # Two distributed dims may not share a loop of any op.
+        if any(any(loop[o] == f[0][o] for o in ops) for f in found):
+            continue
+        found.append((loop, carried, ranges[d]))
+    found = found[-3:]
+    dist = Distribution(extents=[f[2] for f in found])
+    for o in ops:
+        dist.loop_dims[o] = [f[0][o] for f in found]
+    for f in found:
+        for v, t in f[1].items():
+            dist.carried.setdefault(v, []).append(t)
+    return dist
+
+
+def temporaries(ops: Sequence[Operation], dist: Distribution, tiles: Sequence[int],
+                stored: Sequence[Value] = ()) -> int:
+    """Bytes of per-tile temporaries for the group: each intermediate (a tensor result not
+    in ``stored``) at tile size along its carried dims, full size along the others."""
+    stored_ids = set(id(v) for v in stored)
+    total = 0
+    for o in ops:
+        if o.name == "linalg.fill":
+            continue  # fills are written into their consumer's destination
+        for r in _results_of(o):
+            if id(r) in stored_ids:
+                continue
+            shape = list(r.type.shape)
+            carried = dist.carried.get(r, [])
+            for k, t in enumerate(carried):
+                if k < len(tiles):
+                    shape[t] = min(shape[t], tiles[k])
+            n = 1
+            for s in shape:
+                n *= s
+            total += n * max(1, T.bit_width(r.type.element_type) // 8)
+    return total
+
+
+def _pow2_floor(x: int) -> int:
+    p = 1
+    while p * 2 <= x:
+        p *= 2
+    return p
+
+
+def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operation,
+                      stored: Sequence[Value] = ()) -> List[int]:
+    """Tile size per distributed dim (outermost first).
+
+    Contractions and convolutions take IREE's default distribution tile
+    (:data:`CONTRACTION_TILE` along their innermost two distributed dims, 1 along outer ones,
+    e.g. batch). Other groups aim at :data:`WORKGROUP_WORK` loop iterations per workgroup,
+    counting the root's reduction loops, with power-of-two tiles filled from the innermost dim
+    outwards (a 100000x100 row sum: 32768 // 100 = 327 → tile 256 → 391 workgroups). Tiles are
+    then halved (largest first) until the per-tile temporaries fit :data:`MAX_STACK_BYTES`.
+    """
+    n = len(dist.extents)
+    tiles = [1] * n
+    if n == 0:
+        return tiles
+    if is_contraction_like(root):
+        for k in range(n):
+            tiles[k] = min(dist.extents[k], CONTRACTION_TILE) if k >= n - 2 else 1
+    else:
+        ranges = L.loop_ranges(root)
+        its = op_iterators(root)
+        red = 1
+        for r, it in zip(ranges, its):
+            if it == L.REDUCTION and r:
+                red *= r
+        budget = max(1, WORKGROUP_WORK // red)
+        for k in reversed(range(n)):
+            e = dist.extents[k]
+            if e <= budget and e <= MAX_TILE:
+                t = e
+            else:
+                t = _pow2_floor(max(1, min(budget, MAX_TILE)))
+            tiles[k] = t
+            budget = max(1, budget // t)
+    while temporaries(ops, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
+        k = max(range(n), key=lambda i: (tiles[i], i))
+        tiles[k] = max(1, tiles[k] // 2)
+    return tiles
+
+
+def substitute(e: AffineExpr, dims: Sequence[AffineExpr]) -> AffineExpr:
+    """``e`` with each ``d_i`` replaced by ``dims[i]`` (composition of affine maps)."""
+    if isinstance(e, AffineDim):
+        return dims[e.pos]
+    if isinstance(e, AffineBinary):
+        return AffineBinary(e.kind, substitute(e.lhs, dims), substitute(e.rhs, dims))
+    return e
+
+
+def compose(outer: AffineMap, inner: AffineMap) -> AffineMap:
+    """``outer ∘ inner``: apply ``inner`` then ``outer`` (inner's results are outer's dims)."""
+    return AffineMap(inner.num_dims, inner.num_symbols,
+                     tuple(substitute(e, inner.results) for e in outer.results))
+
+
+def inverse_permutation(m: AffineMap) -> Optional[AffineMap]:
+    """Inverse of a permutation map (None when ``m`` is not a permutation)."""
+    if len(m.results) != m.num_dims:
+        return None
+    pos = [_dim_pos(e) for e in m.results]
+    if None in pos or sorted(pos) != list(range(m.num_dims)):
+        return None
+    inv = [0] * m.num_dims
+    for i, p in enumerate(pos):
+        inv[p] = i
+    return AffineMap.from_dims(m.num_dims, inv)
+
+
+def const_expr(v: int) -> AffineExpr:
+    return AffineConst(v)

@@ -1,0 +1,97 @@
+"""Choose a lowering configuration per kernel: distributed dims, tile sizes, workgroup count.
+
+Mirrors IREE's ``iree-llvmcpu-select-lowering-strategy`` (KernelDispatch.cpp) together with
+the workgroup-count computation of ``TileAndDistributeToWorkgroups``. For each kernel whose
+tensor ops are all linalg structured ops (after generalization):
+
+* :func:`..common.distribution.analyze` finds the dims every op of the fused group can be
+  tiled along (at most three, innermost last) and
+  :func:`..common.distribution.choose_tile_sizes` picks their tile sizes;
+* the root op (the one the dispatch is named after) gets
+  ``lowering_config = #iree_codegen.lowering_config<tile_sizes = [[t0, t1, ...]]>`` (one entry
+  per loop of the root, 0 = not distributed), as IREE prints it;
+* every linalg op gets ``ireec.distribute = array<i64: ...>``, its loop dim carrying each
+  distributed dim, read by bufferization (per-tile temporaries) and loop lowering;
+* the kernel gets ``ireec.distribution = array<i64: extent0, tile0, extent1, tile1, ...>`` and
+  ``translation_info``; the export gets ``workgroup_count = array<i64: x, y, z>`` with
+  ``ceil(extent / tile)`` per distributed dim (x = innermost) and ``workgroup_size = [1, 1, 1]``
+  (a CPU workgroup is one invocation).
+
+Kernels holding other tensor ops (pad, slices, concat, ...) run as one workgroup.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from ...dialects import linalg as L
+from ...ir import types as T
+from ...ir.attributes import DenseArrayAttr, OpaqueAttr
+from ...ir.core import Operation
+from ..common.distribution import analyze, choose_tile_sizes
+from ..flow.outline_dispatch_regions import root_op
+from ..pass_base import Pass, PassContext, register_pass
+
+_NEUTRAL = {"hal.interface.binding.subspan", "flow.dispatch.tensor.load", "flow.dispatch.tensor.store",
+            "tensor.empty", "arith.constant", "func.return"}
+
+
+def ceil_div(a: int, b: int) -> int:
+    """``ceil(a / b)`` for positive ints."""
+    return -(-a // b)
+
+
+def configure_kernel(kernel: Operation, export: Operation) -> List[int]:
+    """Annotate ``kernel`` (a func.func on tensors) and its ``export``; return the workgroup
+    count (x, y, z)."""
+    ops = list(kernel.body.ops)
+    compute = [o for o in ops if o.name not in _NEUTRAL]
+    count = [1, 1, 1]
+    structured = bool(compute) and all(L.is_linalg_structured(o) for o in compute)
+    tiles: List[int] = []
+    dist = None
+    if structured:
+        try:
+            dist = analyze(compute)
+        except (ValueError, KeyError):
+            dist = None
+    root = root_op(compute) if compute else None
+    if dist is not None and dist.extents:
+        stored = [o.operands[0] for o in ops if o.name == "flow.dispatch.tensor.store"]
+        tiles = choose_tile_sizes(compute, dist, root, stored)
+        n = len(tiles)
+        for k in range(n):
+            count[n - 1 - k] = ceil_div(dist.extents[k], tiles[k])
+        for o in compute:
+            o.attributes["ireec.distribute"] = DenseArrayAttr(T.i64, tuple(dist.loop_dims[o]))
+        flat = []
+        for e, t in zip(dist.extents, tiles):
+            flat += [e, t]
+        kernel.attributes["ireec.distribution"] = DenseArrayAttr(T.i64, tuple(flat))
+    if root is not None and L.is_linalg_structured(root):
+        per_loop = [0] * len(L.iterator_types(root))
+        if dist is not None and dist.extents:
+            for k, d in enumerate(dist.loop_dims[root]):
+                per_loop[d] = tiles[k]
+        root.attributes["lowering_config"] = OpaqueAttr(
+            f"#iree_codegen.lowering_config<tile_sizes = [[{', '.join(str(t) for t in per_loop)}]]>")
+    kernel.attributes["translation_info"] = OpaqueAttr(
+        "#iree_codegen.translation_info<pipeline = CPUDoubleTilingExpert>" if tiles
+        else "#iree_codegen.translation_info<pipeline = CPUDefault>")
+    export.attributes["workgroup_count"] = DenseArrayAttr(T.i64, tuple(count))
+    export.attributes["workgroup_size"] = DenseArrayAttr(T.i64, (1, 1, 1))
+    return count
+
+
+@register_pass
+class SelectLoweringStrategyPass(Pass):
+    """IREE's ``iree-llvmcpu-select-lowering-strategy``: see the module docstring."""
+
+    name = "iree-llvmcpu-select-lowering-strategy"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        for exe in [op for op in module.body.ops if op.name == "hal.executable"]:
+            exports = {o.attributes["sym_name"].value: o for o in exe.walk() if o.name == "hal.executable.export"}
+            for k in [o for o in exe.walk() if o.name == "func.func"]:
+                exp = exports.get(k.attributes["sym_name"].value)
+                if exp is not None:
+                    configure_kernel(k, exp)

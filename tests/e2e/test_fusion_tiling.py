@@ -1,0 +1,226 @@
+"""Fused and workgroup-tiled kernels against numpy: odd sizes (partial last tiles), 1-d, 3-d,
+reductions over inner and outer dims, conv, batch_matmul, softmax, multi-use producers;
+for the ``c`` and ``openmp`` targets (the latter must give identical results)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ireec
+
+TARGETS = ["c", "openmp"]
+
+MM_RELU = """
+func.func @f(%a: tensor<130x70xf32>, %b: tensor<70x150xf32>, %c: tensor<130x150xf32>) -> tensor<130x150xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<130x150xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<130x150xf32>) -> tensor<130x150xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<130x70xf32>, tensor<70x150xf32>) outs(%f : tensor<130x150xf32>) -> tensor<130x150xf32>
+  %s = arith.addf %m, %c : tensor<130x150xf32>
+  %z = arith.constant dense<0.0> : tensor<130x150xf32>
+  %r = arith.maximumf %s, %z : tensor<130x150xf32>
+  return %r : tensor<130x150xf32>
+}
+"""
+
+ELEMENTWISE_1D = """
+func.func @f(%a: tensor<100003xf32>, %b: tensor<100003xf32>) -> tensor<100003xf32> {
+  %s = arith.mulf %a, %b : tensor<100003xf32>
+  %t = math.exp %s : tensor<100003xf32>
+  %u = arith.subf %t, %a : tensor<100003xf32>
+  return %u : tensor<100003xf32>
+}
+"""
+
+BROADCAST_3D = """
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d1)>
+func.func @f(%a: tensor<5x301x7xf32>, %b: tensor<301xf32>) -> tensor<5x301x7xf32> {
+  %e = tensor.empty() : tensor<5x301x7xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%a, %b : tensor<5x301x7xf32>, tensor<301xf32>) outs(%e : tensor<5x301x7xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %q = arith.addf %p, %x : f32
+    linalg.yield %q : f32
+  } -> tensor<5x301x7xf32>
+  %n = arith.negf %r : tensor<5x301x7xf32>
+  return %n : tensor<5x301x7xf32>
+}
+"""
+
+
+def _row_sum(rows: int, cols: int) -> str:
+    return f"""
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @f(%a: tensor<{rows}x{cols}xf32>, %b: tensor<{rows}x{cols}xf32>) -> tensor<{rows}xf32> {{
+  %s = arith.addf %a, %b : tensor<{rows}x{cols}xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{rows}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{rows}xf32>) -> tensor<{rows}xf32>
+  %r = linalg.generic {{indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}}
+      ins(%s : tensor<{rows}x{cols}xf32>) outs(%f : tensor<{rows}xf32>) {{
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  }} -> tensor<{rows}xf32>
+  return %r : tensor<{rows}xf32>
+}}
+"""
+
+
+COLUMN_MAX = """
+#in = affine_map<(d0, d1) -> (d1, d0)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @f(%a: tensor<97x1003xf32>) -> tensor<1003xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1003xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<1003xf32>) -> tensor<1003xf32>
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<97x1003xf32>) outs(%f : tensor<1003xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.maximumf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<1003xf32>
+  %t = math.tanh %r : tensor<1003xf32>
+  return %t : tensor<1003xf32>
+}
+"""
+
+CONV = """
+func.func @f(%x: tensor<2x19x23x5xf32>, %w: tensor<3x3x5x70xf32>, %bias: tensor<2x17x21x70xf32>) -> tensor<2x17x21x70xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x17x21x70xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x17x21x70xf32>) -> tensor<2x17x21x70xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<2x19x23x5xf32>, tensor<3x3x5x70xf32>) outs(%f : tensor<2x17x21x70xf32>) -> tensor<2x17x21x70xf32>
+  %s = arith.addf %c, %bias : tensor<2x17x21x70xf32>
+  %z = arith.constant dense<0.0> : tensor<2x17x21x70xf32>
+  %r = arith.maximumf %s, %z : tensor<2x17x21x70xf32>
+  return %r : tensor<2x17x21x70xf32>
+}
+"""
+
+BATCH_MATMUL = """
+func.func @f(%a: tensor<3x67x17xf32>, %b: tensor<3x17x71xf32>) -> tensor<3x67x71xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x67x71xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x67x71xf32>) -> tensor<3x67x71xf32>
+  %m = linalg.batch_matmul ins(%a, %b : tensor<3x67x17xf32>, tensor<3x17x71xf32>) outs(%f : tensor<3x67x71xf32>) -> tensor<3x67x71xf32>
+  %t = math.tanh %m : tensor<3x67x71xf32>
+  return %t : tensor<3x67x71xf32>
+}
+"""
+
+MULTI_USE = """
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @f(%a: tensor<37x300xf32>) -> (tensor<37x300xf32>, tensor<37xf32>) {
+  %e = math.exp %a : tensor<37x300xf32>
+  %one = arith.constant dense<1.0> : tensor<37x300xf32>
+  %p = arith.addf %e, %one : tensor<37x300xf32>
+  %zero = arith.constant 0.0 : f32
+  %i = tensor.empty() : tensor<37xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%i : tensor<37xf32>) -> tensor<37xf32>
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%e : tensor<37x300xf32>) outs(%f : tensor<37xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %y = arith.addf %x, %acc : f32
+    linalg.yield %y : f32
+  } -> tensor<37xf32>
+  return %p, %r : tensor<37x300xf32>, tensor<37xf32>
+}
+"""
+
+
+def mlp_stablehlo(batch: int = 64) -> str:
+    """x·w1 + b1 → relu → ·w2 + b2 → softmax, as JAX exports it (see ../shared/models/jax/mlp)."""
+    n = batch
+    return f"""
+func.func @mlp(%x: tensor<{n}x784xf32>, %w1: tensor<784x256xf32>, %b1: tensor<256xf32>, %w2: tensor<256x10xf32>, %b2: tensor<10xf32>) -> tensor<{n}x10xf32> {{
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<{n}x784xf32>, tensor<784x256xf32>) -> tensor<{n}x256xf32>
+  %1 = stablehlo.broadcast_in_dim %b1, dims = [1] : (tensor<256xf32>) -> tensor<{n}x256xf32>
+  %2 = stablehlo.add %0, %1 : tensor<{n}x256xf32>
+  %cz = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %z = stablehlo.broadcast_in_dim %cz, dims = [] : (tensor<f32>) -> tensor<{n}x256xf32>
+  %3 = stablehlo.maximum %2, %z : tensor<{n}x256xf32>
+  %4 = stablehlo.dot_general %3, %w2, contracting_dims = [1] x [0] : (tensor<{n}x256xf32>, tensor<256x10xf32>) -> tensor<{n}x10xf32>
+  %5 = stablehlo.broadcast_in_dim %b2, dims = [1] : (tensor<10xf32>) -> tensor<{n}x10xf32>
+  %6 = stablehlo.add %4, %5 : tensor<{n}x10xf32>
+  %cm = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %7 = stablehlo.reduce(%6 init: %cm) applies stablehlo.maximum across dimensions = [1] : (tensor<{n}x10xf32>, tensor<f32>) -> tensor<{n}xf32>
+  %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<{n}xf32>) -> tensor<{n}x10xf32>
+  %9 = stablehlo.subtract %6, %8 : tensor<{n}x10xf32>
+  %10 = stablehlo.exponential %9 : tensor<{n}x10xf32>
+  %c0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %11 = stablehlo.reduce(%10 init: %c0) applies stablehlo.add across dimensions = [1] : (tensor<{n}x10xf32>, tensor<f32>) -> tensor<{n}xf32>
+  %12 = stablehlo.broadcast_in_dim %11, dims = [0] : (tensor<{n}xf32>) -> tensor<{n}x10xf32>
+  %13 = stablehlo.divide %10, %12 : tensor<{n}x10xf32>
+  return %13 : tensor<{n}x10xf32>
+}}
+"""
+
+
+def _rand(rng, *shape):
+    return rng.standard_normal(shape, dtype=np.float32)
+
+
+def _softmax(z):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _conv_nhwc(x, w):
+    n, h, wd, c = x.shape
+    kh, kw, _, f = w.shape
+    out = np.zeros((n, h - kh + 1, wd - kw + 1, f), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("nhwc,cf->nhwf", x[:, i:i + out.shape[1], j:j + out.shape[2], :], w[i, j])
+    return out
+
+
+def _cases():
+    r = np.random.default_rng(7)
+    a, b, c = _rand(r, 130, 70), _rand(r, 70, 150), _rand(r, 130, 150)
+    yield "mm_relu", MM_RELU, "f", (a, b, c), (np.maximum(a @ b + c, 0),)
+    x, y = _rand(r, 100003), _rand(r, 100003)
+    yield "elementwise_1d", ELEMENTWISE_1D, "f", (x, y), (np.exp(x * y) - x,)
+    a3, b3 = _rand(r, 5, 301, 7), _rand(r, 301)
+    yield "broadcast_3d", BROADCAST_3D, "f", (a3, b3), (-(a3 * b3[None, :, None] + a3),)
+    ra, rb = _rand(r, 1001, 100), _rand(r, 1001, 100)
+    yield "row_sum", _row_sum(1001, 100), "f", (ra, rb), ((ra + rb).sum(axis=1),)
+    cm = _rand(r, 97, 1003)
+    yield "column_max", COLUMN_MAX, "f", (cm,), (np.tanh(cm.max(axis=0)),)
+    cx, cw, cb = _rand(r, 2, 19, 23, 5), _rand(r, 3, 3, 5, 70), _rand(r, 2, 17, 21, 70)
+    yield "conv", CONV, "f", (cx, cw, cb), (np.maximum(_conv_nhwc(cx, cw) + cb, 0),)
+    ba, bb = _rand(r, 3, 67, 17), _rand(r, 3, 17, 71)
+    yield "batch_matmul", BATCH_MATMUL, "f", (ba, bb), (np.tanh(ba @ bb),)
+    mu = _rand(r, 37, 300)
+    yield "multi_use", MULTI_USE, "f", (mu,), (np.exp(mu) + 1, np.exp(mu).sum(axis=1))
+    mx, w1, b1, w2, b2 = (_rand(r, 64, 784), _rand(r, 784, 256) * 0.05, _rand(r, 256),
+                          _rand(r, 256, 10) * 0.1, _rand(r, 10))
+    ref = _softmax(np.maximum(mx @ w1 + b1, 0) @ w2 + b2)
+    yield "mlp_softmax", mlp_stablehlo(64), "mlp", (mx, w1, b1, w2, b2), (ref,)
+
+
+CASES = list(_cases())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name,src,fn,args,expected", CASES, ids=[c[0] for c in CASES])
+def test_fused_tiled_kernel_matches_numpy(name, src, fn, args, expected, target):
+    m = ireec.compile_source(src, target=target)
+    out = getattr(m, fn)(*args)
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    assert len(outs) == len(expected)
+    for got, want in zip(outs, expected):
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("name,src,fn,args,expected", CASES[:4], ids=[c[0] for c in CASES[:4]])
+def test_openmp_is_bitwise_equal_to_c(name, src, fn, args, expected):
+    got_c = getattr(ireec.compile_source(src, target="c"), fn)(*args)
+    got_omp = getattr(ireec.compile_source(src, target="openmp"), fn)(*args)
+    np.testing.assert_array_equal(got_c, got_omp)

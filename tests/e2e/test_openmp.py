@@ -1,0 +1,202 @@
+"""The ``openmp`` target gives the same results as ``c`` (within 1e-5): on the exported
+models of ../shared/models, on a sample of IREE's e2e corpus (``ireec check --target=openmp``),
+and on small programs whose kernels hold control flow; its launch functions really fork
+(libgomp) and its C is warning-free with and without ``-fopenmp``."""
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ireec
+from ireec.runtime.build import build_shared_library, compile_object_check, undefined_symbols
+
+from .common import REPO, build, shared_path
+
+# Every model file that passes with target c (all of ../shared/models at the time of writing).
+MODELS = [
+    ("jax", "lenet", "lenet.args.mlir"), ("jax", "lenet", "lenet.const.mlir"),
+    ("jax", "mlp", "mlp.args.mlir"), ("jax", "mlp", "mlp.args.generic.mlir"),
+    ("jax", "mlp", "mlp.args.loc.mlir"), ("jax", "mlp", "mlp.const.mlir"),
+    ("jax", "resnet_block", "resnet_block.args.mlir"), ("jax", "resnet_block", "resnet_block.const.mlir"),
+    ("torch_mlir", "lenet", "lenet.args.linalg.mlir"), ("torch_mlir", "lenet", "lenet.const.linalg.mlir"),
+    ("torch_mlir", "lenet", "lenet.args.stablehlo.mlir"), ("torch_mlir", "lenet", "lenet.args.tosa.ireeopt.mlir"),
+    ("torch_mlir", "mlp", "mlp.args.linalg.mlir"), ("torch_mlir", "mlp", "mlp.args.linalg.generic.mlir"),
+    ("torch_mlir", "mlp", "mlp.const.linalg.mlir"), ("torch_mlir", "mlp", "mlp.args.stablehlo.mlir"),
+    ("torch_mlir", "mlp", "mlp.args.tosa.mlir"), ("torch_mlir", "mlp", "mlp.args.tosa.ireeopt.mlir"),
+]
+
+
+def _inputs(d: Path, file: str):
+    if ".const." in file:
+        expected = d / "out0.const.npy" if (d / "out0.const.npy").exists() else d / "out0.npy"
+        return [np.load(d / "arg0.npy")], np.load(expected)
+    n = len(list(d.glob("arg*.npy")))
+    return [np.load(d / f"arg{i}.npy") for i in range(n)], np.load(d / "out0.npy")
+
+
+@pytest.mark.parametrize("frontend,model,file", MODELS, ids=[f"{m[0]}-{m[2]}" for m in MODELS])
+def test_model_openmp_matches_c(frontend, model, file, tmp_path, capsys):
+    d = shared_path("models", frontend, model)
+    args, expected = _inputs(d, file)
+    outs = {}
+    for target in ("c", "openmp"):
+        lib = build(d / file, tmp_path / target, capsys, target=target)
+        m = ireec.load(lib)
+        fn = m.functions[0] if isinstance(m.functions[0], str) else m.functions[0].name
+        outs[target] = getattr(m, fn)(*args)
+    np.testing.assert_allclose(outs["openmp"], outs["c"], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outs["openmp"], expected, rtol=1e-5, atol=1e-5)
+
+
+# A sample of the corpus, one file per suite, that passes in full with target c.
+CORPUS = [
+    ("stablehlo_ops", "while.mlir"), ("stablehlo_ops", "reduce.mlir"), ("stablehlo_ops", "convolution.mlir"),
+    ("stablehlo_ops", "gather.mlir"), ("stablehlo_ops", "scatter.mlir"), ("stablehlo_ops", "sort.mlir"),
+    ("tosa_ops", "while.mlir"), ("tosa_ops", "table.mlir"), ("linalg", "conv2d.mlir"),
+    ("math", "math_ops_llvm-cpu.mlir"), ("tensor_ops", "extract_slice.mlir"), ("stablehlo_models", "collatz.mlir"),
+]
+
+
+def _corpus_file(suite: str, name: str) -> Path:
+    root = shared_path("corpus", "iree_e2e", "tests")
+    hits = sorted(p for p in root.rglob(name) if suite in p.parts)
+    if not hits:
+        pytest.skip(f"{suite}/{name} is not in the corpus")
+    return hits[0]
+
+
+def _check(path: Path, target: str):
+    env = dict(os.environ)
+    proc = subprocess.run([sys.executable, "-m", "ireec", "check", str(path), f"--target={target}"],
+                          cwd=REPO, capture_output=True, text=True, env=env, timeout=600)
+    return proc.returncode, proc.stdout
+
+
+@pytest.mark.parametrize("suite,name", CORPUS, ids=[f"{s}-{n}" for s, n in CORPUS])
+def test_corpus_openmp_matches_c(suite, name):
+    path = _corpus_file(suite, name)
+    rc_c, out_c = _check(path, "c")
+    assert rc_c == 0, f"{suite}/{name} no longer passes with target c:\n{out_c[-2000:]}"
+    rc, out = _check(path, "openmp")
+    assert rc == 0, out
+    passed = [ln.split()[0] for ln in out.splitlines() if "PASS" in ln]
+    assert passed and passed == [ln.split()[0] for ln in out_c.splitlines() if "PASS" in ln]
+
+
+# ------------------------------------------------- control flow through the whole pipeline
+CONTROL_FLOW = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @piecewise(%x: tensor<16x32xf32>, %t: tensor<16xi32>) -> tensor<16x32xf32> {
+  %e = tensor.empty() : tensor<16x32xf32>
+  %r = linalg.generic {indexing_maps = [#map, #row, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %t : tensor<16x32xf32>, tensor<16xi32>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%a: f32, %n: i32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %pos = arith.cmpf ogt, %a, %z : f32
+    %v = scf.if %pos -> (f32) {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %p = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %a) -> (f32) : i32 {
+        %h = arith.constant 0.5 : f32
+        %m = arith.mulf %acc, %h : f32
+        scf.yield %m : f32
+      }
+      scf.yield %p : f32
+    } else {
+      %q = arith.mulf %a, %a : f32
+      scf.yield %q : f32
+    }
+    linalg.yield %v : f32
+  } -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+"""
+
+
+def _piecewise(x, t):
+    halves = np.power(np.float32(0.5), t.astype(np.float32))[:, None]
+    out = x * halves
+    return np.where(x > 0, out, x * x).astype(np.float32)
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_control_flow_kernels(target):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    t = rng.integers(0, 6, 16).astype(np.int32)
+    m = ireec.compile_source(CONTROL_FLOW, target=target, source_name="piecewise.mlir")
+    np.testing.assert_allclose(m.piecewise(x, t), _piecewise(x, t), rtol=1e-6, atol=0)
+
+
+# ------------------------------------------------------------- threads and warnings
+GRID_KERNEL = """
+"hal.executable"() ({
+  "hal.executable.variant"() ({
+    "hal.executable.export"() {sym_name = "k", ordinal = 0 : index, workgroup_count = array<i64: 64, 1, 1>} : () -> ()
+    module {
+      func.func @k() {
+        %b0 = "hal.interface.binding.subspan"() {binding = 0 : index, descriptor_flags = "None"} : () -> (memref<64xi32>)
+        %w = "hal.interface.workgroup.id"() {dimension = 0 : index} : () -> index
+        %i = arith.index_cast %w : index to i32
+        memref.store %i, %b0[%w] : memref<64xi32>
+        return
+      }
+    }
+  }) {sym_name = "embedded_c_openmp", target = "openmp"} : () -> ()
+}) {sym_name = "ex", sym_visibility = "private"} : () -> ()
+"""
+
+
+def _grid_files(target):
+    from ireec.frontend.parser import parse_source
+    from ireec.passes.pass_base import PassContext
+    from ireec.passes.vm.convert_to_emitc import ConvertToEmitCPass
+    from ireec.targets import get_target
+
+    module = parse_source(GRID_KERNEL, "grid.mlir")
+    ctx = PassContext(target=target, module_name="grid", source_name="grid.mlir")
+    ConvertToEmitCPass().run(module, ctx)
+    return get_target(target).render(module, ctx)
+
+
+def test_openmp_launch_forks_and_covers_every_workgroup(tmp_path):
+    lib = build_shared_library(_grid_files("openmp"), "grid", tmp_path / "grid.so", target="openmp")
+    assert "GOMP_parallel" in undefined_symbols(lib)
+    out = np.full(64, -1, np.int32)
+    getattr(ctypes.CDLL(str(lib)), "grid_k")(ctypes.c_void_p(out.ctypes.data))
+    np.testing.assert_array_equal(out, np.arange(64))
+
+
+@pytest.mark.parametrize("flags", [[], ["-fopenmp"]], ids=["serial", "fopenmp"])
+def test_openmp_sources_warning_free(tmp_path, flags):
+    compile_object_check(_grid_files("openmp"), flags, out_dir=tmp_path / "out")
+
+
+def test_c_target_does_not_use_openmp(tmp_path):
+    files = _grid_files("c")
+    assert "#pragma omp" not in files["grid_kernels.c"]
+    lib = build_shared_library(files, "grid", tmp_path / "grid.so", target="c")
+    assert not any(s.startswith("GOMP_") for s in undefined_symbols(lib))
+
+
+@pytest.mark.parametrize("source", [("torch_mlir", "lenet", "lenet.args.linalg.mlir"),
+                                    ("jax", "resnet_block", "resnet_block.args.mlir")], ids=lambda s: s[-1])
+@pytest.mark.parametrize("flags", [[], ["-fopenmp"]], ids=["serial", "fopenmp"])
+def test_openmp_model_sources_warning_free(source, flags, tmp_path):
+    from ireec.compiler import compile_file
+
+    out = compile_file(str(shared_path("models", *source)), target="openmp")
+    text = out.files[f"{out.module_name}_kernels.c"]
+    grids = re.findall(r"workgroup count (\d+)x(\d+)x(\d+)", text)
+    multi = [g for g in grids if g != ("1", "1", "1")]
+    # One parallel loop per dispatch with more than one workgroup.
+    assert text.count("#pragma omp parallel for") == len(multi)
+    compile_object_check(out.files, flags, out_dir=tmp_path / "out")
