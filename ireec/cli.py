@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import traceback
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 from . import __version__
 
@@ -177,7 +178,8 @@ def _cmd_build(args) -> int:
     target = _resolve_target(args)
     lib = args.output or f"lib{out.module_name}.so"
     try:
-        build_shared_library(out.files, out.module_name, lib, target=target)
+        build_shared_library(out.files, out.module_name, lib, target=target,
+                             extra_cflags=shlex.split(args.cflags or ""))
     except OSError as e:
         raise UserError(f"cannot write '{lib}': {e.strerror or e}") from None
     return 0
@@ -293,6 +295,8 @@ def _make_parser() -> argparse.ArgumentParser:
     _add_compile_options(p)
     p.add_argument("-o", "--output", metavar="LIB",
                    help="shared library to write (default lib<module>.so)")
+    p.add_argument("--cflags", metavar="FLAGS",
+                   help='extra C compiler flags, after the defaults (e.g. "-O2 -march=native")')
     p.set_defaults(handler=_cmd_build)
 
     p = sub.add_parser("run-module", help="run one function of a built library, "

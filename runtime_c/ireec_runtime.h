@@ -342,15 +342,19 @@ IREEC_INLINE uint16_t ireec_f32_to_bf16(float f) {
  * operand is NaN, and -0 < +0. (fmaxf/fminf differ: they drop NaNs.)
  *===----------------------------------------------------------------------===*/
 
+/* Written as selects without early returns, so loops over them vectorize (blends). On
+ * equal operands the bitwise AND (max) / OR (min) of the two patterns picks +0 / -0. */
 IREEC_INLINE float ireec_maximumf(float a, float b) {
-  if (a != a || b != b) return a + b; /* propagates the NaN */
-  if (a == b) return (ireec_f32_bits(a) >> 31) ? b : a; /* +0 beats -0 */
-  return a > b ? a : b;
+  float m = a > b ? a : b;
+  float z = ireec_f32_from_bits(ireec_f32_bits(a) & ireec_f32_bits(b));
+  m = a == b ? z : m;
+  return (a != a || b != b) ? a + b : m; /* a + b propagates the NaN */
 }
 IREEC_INLINE float ireec_minimumf(float a, float b) {
-  if (a != a || b != b) return a + b;
-  if (a == b) return (ireec_f32_bits(a) >> 31) ? a : b; /* -0 beats +0 */
-  return a < b ? a : b;
+  float m = a < b ? a : b;
+  float z = ireec_f32_from_bits(ireec_f32_bits(a) | ireec_f32_bits(b));
+  m = a == b ? z : m;
+  return (a != a || b != b) ? a + b : m;
 }
 IREEC_INLINE double ireec_maximumd(double a, double b) {
   if (a != a || b != b) return a + b;

@@ -13,7 +13,7 @@ from typing import Dict, List
 from ..ir import types as T
 from ..ir.core import Block, Operation, Value
 from ..ir.diagnostics import CompileError
-from .ctypes import c_literal, ctype, storage_ctype, unsigned_ctype
+from .ctypes import c_literal, ctype, load_conversion, storage_ctype, store_conversion, unsigned_ctype
 
 
 class CPrinter:
@@ -118,19 +118,17 @@ class CPrinter:
                 v = self.fresh()
                 self.names[op.results[0]] = v
                 rhs = sub
-                if isinstance(et, T.FloatType) and et.name == "f16":
-                    rhs = f"ireec_f16_to_f32({sub})"
-                elif isinstance(et, T.FloatType) and et.name == "bf16":
-                    rhs = f"ireec_bf16_to_f32({sub})"
+                conv = load_conversion(et)
+                if conv:
+                    rhs = f"{conv}({sub})"
                 elif isinstance(et, T.IntegerType) and et.width == 1:
                     rhs = f"({sub} != 0)"
                 self.emit(f"const {ctype(et)} {v} = {rhs};")
             else:
                 val = self.name(op.operands[0])
-                if isinstance(et, T.FloatType) and et.name == "f16":
-                    val = f"ireec_f32_to_f16({val})"
-                elif isinstance(et, T.FloatType) and et.name == "bf16":
-                    val = f"ireec_f32_to_bf16({val})"
+                conv = store_conversion(et)
+                if conv:
+                    val = f"{conv}({val})"
                 elif isinstance(et, T.IntegerType) and et.width == 1:
                     val = f"(uint8_t){val}"
                 self.emit(f"{sub} = {val};")

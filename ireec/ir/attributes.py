@@ -12,7 +12,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .affine import AffineMap
-from .types import (ComplexType, FloatType, IndexType, IntegerType, ShapedType, Type,
+from .types import (ComplexType, FloatType, IndexType, IntegerType, ShapedType, Type, is_small_float,
                     numpy_dtype)
 
 
@@ -268,7 +268,7 @@ HEX_PRINT_THRESHOLD = 64  # more elements than this print as "0x..." like MLIR's
 
 def _element_str(v, et: Type) -> str:
     if isinstance(et, FloatType):
-        if et.name == "bf16" or et.width == 8:
+        if et.name == "bf16" or is_small_float(et):
             return float_bits_hex(float_from_bits(int(v), et), et) if et.name == "bf16" else "0x%02X" % int(v)
         return format_float(float(v), et)
     if isinstance(et, ComplexType):

@@ -26,8 +26,6 @@ MY_DIALECTS = ("arith", "math", "tensor", "linalg", "scf", "cf", "memref")
 # file name → (exception type or "diff:<op>", reason). Each is xfailed only while it
 # still fails exactly that way.
 KNOWN_ISSUES = {
-    "small_float_arith.mlir": (OverflowError, "core parser: dense literals of f8 float types "
-                                              "(float values) are not encoded"),
     "mlp.args.generic.mlir": ("diff:func.func", "func dialect printer: empty res_attrs print "
                                                 "as '-> (type)', reparsed without res_attrs"),
 }

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional
 
 from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
 from ...ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ..common.distribution import compose, inverse_permutation
@@ -94,9 +94,41 @@ def fold_splat_inputs(op: Operation) -> bool:
             scalar = IntegerAttr(int(attr.splat_value()), et)
         else:
             continue
+        if not _sizes_kept_without(op, i):
+            continue
         _drop_input(op, i, lambda b: b.create("arith.constant", [], [et], {"value": scalar}).result)
         changed = True
     return changed
+
+
+def _all_loops_sized(operands: List[Value], maps: List[AffineMap]) -> bool:
+    """Whether every loop dim is a plain result of some operand map with a static size (what
+    loop-range inference needs; upstream's folds keep this invariant too)."""
+    sized = set()
+    for v, m in zip(operands, maps):
+        shape = getattr(v.type, "shape", None)
+        if shape:
+            sized.update(e.pos for e, d in zip(m.results, shape) if isinstance(e, AffineDim) and d is not None)
+    return all(d in sized for d in range(maps[0].num_dims if maps else 0))
+
+
+def _sizes_kept_without(op: Operation, i: int) -> bool:
+    """Whether every loop of ``op`` still gets its size once operand ``i`` is gone."""
+    operands, maps = list(op.operands), L.indexing_maps(op)
+    return _all_loops_sized(operands[:i] + operands[i + 1:], maps[:i] + maps[i + 1:])
+
+
+def _fused_operands_and_maps(producer: Operation, consumer: Operation, i: int):
+    """The inputs and indexing maps (inputs then outputs) of ``consumer`` with ``producer``
+    fused into its input ``i``."""
+    p_in = L.inputs(producer)
+    c_in = L.inputs(consumer)
+    p_maps, c_maps = L.indexing_maps(producer), L.indexing_maps(consumer)
+    to_p_loops = compose(inverse_permutation(p_maps[len(p_in)]), c_maps[i])
+    new_ins = c_in[:i] + p_in + c_in[i + 1:]
+    new_maps = (c_maps[:i] + [compose(m, to_p_loops) for m in p_maps[:len(p_in)]]
+                + c_maps[i + 1:len(c_in)] + c_maps[len(c_in):])
+    return new_ins, new_maps, to_p_loops
 
 
 def _drop_input(op: Operation, i: int, make_value) -> None:
@@ -142,8 +174,6 @@ def fold_unit_reshape_inputs(op: Operation) -> bool:
         kept = [e for e, d in zip(maps[i].results, vs) if d != 1]
         it = iter(kept)
         new_res = tuple(AffineConst(0) if d == 1 else next(it) for d in ss)
-        from ...ir.affine import AffineMap
-
         maps[i] = AffineMap(maps[i].num_dims, maps[i].num_symbols, new_res)
         op.set_operand(i, src)
         changed = True
@@ -183,11 +213,7 @@ def fuse(producer: Operation, consumer: Operation, i: int) -> Operation:
     is replaced; the producer is left in place for any other users)."""
     p_in = L.inputs(producer)
     c_in, c_out = L.inputs(consumer), L.outputs(consumer)
-    p_maps, c_maps = L.indexing_maps(producer), L.indexing_maps(consumer)
-    to_p_loops = compose(inverse_permutation(p_maps[len(p_in)]), c_maps[i])
-    new_ins = c_in[:i] + p_in + c_in[i + 1:]
-    new_maps = (c_maps[:i] + [compose(m, to_p_loops) for m in p_maps[:len(p_in)]]
-                + c_maps[i + 1:len(c_in)] + c_maps[len(c_in):])
+    new_ins, new_maps, to_p_loops = _fused_operands_and_maps(producer, consumer, i)
     c_body, p_body = consumer.regions[0].blocks[0], producer.regions[0].blocks[0]
     blk = Block([L.element_type(v.type) for v in new_ins + c_out])
     b = Builder.at_end(blk, consumer.loc)
@@ -227,6 +253,9 @@ def _fusable_input(op: Operation) -> Optional[int]:
     for i, v in enumerate(op.operands[:n_in]):
         p = v.owner
         if not (isinstance(p, Operation) and p.parent is op.parent and _producer_ok(p)):
+            continue
+        new_ins, new_maps, _ = _fused_operands_and_maps(p, op, i)
+        if not _all_loops_sized(new_ins + L.outputs(op), new_maps):
             continue
         if len(v.uses) > 1 or any(r.uses for r in p.results if r is not v):
             if _body_size(p) > MAX_DUPLICATED_OPS or size + _body_size(p) > MAX_FUSED_OPS:

@@ -7,7 +7,8 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
 * roots, in program order: linalg ops with reduction loops (matmul, batch_matmul, conv,
   pooling, reductions); then every linalg op left over (elementwise, transposes, broadcasts);
   data-movement tensor ops (pad, slices, concat, generate, insert, ...) are roots of their own
-  regions. ``tensor.extract`` of a scalar and ``tensor.from_elements`` stay on the host.
+  regions. ``tensor.extract`` of a scalar, ``tensor.from_elements`` and ``tensor.insert`` (IREE's
+  ``flow.tensor.load``/``store``) stay on the host.
 * a root's group absorbs consumers (generics reading one of its values) when the group stays
   tileable along as many distributed dims as before (see :mod:`..common.distribution`), its
   per-tile temporaries fit the stack, and the region can be placed at its last op (no value of
@@ -22,7 +23,7 @@ used outside it become results of its region.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional
 
 from ...dialects import linalg as L
 from ...ir import types as T
@@ -33,7 +34,7 @@ from ..pass_base import Pass, PassContext, functions, register_pass
 from .elementwise_op_fusion import blocks_of
 
 _TENSOR_DISPATCH_OPS = {"tensor.pad", "tensor.extract_slice", "tensor.insert_slice", "tensor.concat",
-                        "tensor.generate", "tensor.splat", "tensor.insert", "tensor.bitcast",
+                        "tensor.generate", "tensor.splat", "tensor.bitcast",
                         "tensor.scatter", "tensor.gather"}
 _RESHAPES = {"tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast"}
 
@@ -59,6 +60,21 @@ def _is_clonable_producer(op: Operation) -> bool:
 def _is_linalg(op: Operation) -> bool:
     return L.is_linalg_structured(op) and all(
         isinstance(v.type, T.TensorType) or not isinstance(v.type, T.ShapedType) for v in op.operands)
+
+
+MAX_CLONED_FILL_BYTES = 32 * 1024  # a fill read as an input is a whole-tensor temporary in the kernel
+
+
+def _clonable_use(fill: Operation, user: Operation, index: int) -> bool:
+    """Whether ``fill`` may be cloned into the dispatch of ``user`` (which reads it as operand
+    ``index``): always as an init (the kernel fills its destination), as an input only when
+    small, since the kernel would materialize the whole tensor on its stack."""
+    if fill.name != "linalg.fill":
+        return True
+    if _is_linalg(user) and index >= len(L.inputs(user)):
+        return True
+    t = fill.results[0].type
+    return t.num_elements * T.storage_bytes(t.element_type) <= MAX_CLONED_FILL_BYTES
 
 
 def _in_linalg(op: Operation) -> bool:
@@ -107,7 +123,7 @@ class _BlockFormer:
                 if want_reduction != (_has_reduction(op) or not _generic_or_named_ok(op)):
                     continue
                 if op.name == "linalg.fill" and _is_clonable_producer(op) and op.results[0].uses and all(
-                        _in_linalg(u) for u in op.results[0].users):
+                        _in_linalg(u) and _clonable_use(op, u, k) for u, k in op.results[0].uses):
                     continue  # cloned into its users' regions
                 g = [op]
                 self.group_of[id(op)] = g
@@ -224,9 +240,10 @@ def _clone_producers(region_op: Operation, keep=()) -> None:
         for op in list(region_op.walk()):
             if op is region_op:
                 continue
-            for v in list(op.operands):
+            for k, v in enumerate(list(op.operands)):
                 owner = v.owner
-                if isinstance(owner, Operation) and id(owner) not in inside and _is_clonable_producer(owner):
+                if isinstance(owner, Operation) and id(owner) not in inside and _is_clonable_producer(owner) \
+                        and _clonable_use(owner, op, k):
                     c = owner.clone()
                     anchor = op
                     while anchor.parent is not blk:

@@ -73,6 +73,7 @@ def subview(b: Builder, src: Value, offsets, sizes, strides, result_shape=None) 
         new_strides = [new_strides[i] for i in keep]
     t = strided_memref(shape, src.type.element_type, new_strides, off)
     return b.create("memref.subview", [src], [t], {
+        "operandSegmentSizes": DenseArrayAttr(T.i32, (1, 0, 0, 0)),
         "static_offsets": DenseArrayAttr(T.i64, tuple(offsets)),
         "static_sizes": DenseArrayAttr(T.i64, tuple(sizes)),
         "static_strides": DenseArrayAttr(T.i64, tuple(strides))}).result

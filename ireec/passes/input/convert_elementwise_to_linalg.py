@@ -11,7 +11,7 @@ from ...dialects.registry import has_trait
 from ...ir import types as T
 from ...ir.affine import AffineMap
 from ...ir.core import Builder, Operation
-from ..common.linalg_build import build_generic
+from ...dialects.linalg import build_generic
 from ..pass_base import Pass, PassContext, register_pass
 
 
@@ -45,10 +45,10 @@ class ConvertElementwiseToLinalgPass(Pass):
             ins.append(v)
         maps.append(AffineMap.identity(rank))
 
-        def body(bb, args):
+        def body(sb, args):
             scalar = Operation(op.name, args[: len(ins)], [rt.element_type], dict(op.attributes), loc=op.loc)
-            bb.insert(scalar)
+            sb.block.append(scalar)
             return [scalar.result]
 
-        g = build_generic(b, ins, [init], maps, ["parallel"] * rank, body)
+        g = build_generic(ins, [init], maps, ["parallel"] * rank, body, builder=b, loc=op.loc)
         op.replace_with(g.results)

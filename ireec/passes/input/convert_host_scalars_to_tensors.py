@@ -36,7 +36,7 @@ def _is_host_scalar(v: Value, f: Operation) -> bool:
 
 
 def _is_root(op: Operation) -> bool:
-    if op.name in ("tensor.from_elements", "tensor.extract", "func.return", "func.call"):
+    if op.name in ("tensor.from_elements", "tensor.extract", "tensor.insert", "func.return", "func.call"):
         return False
     return op.dialect in ("linalg", "tensor") and any(isinstance(r.type, T.TensorType) for r in op.results)
 

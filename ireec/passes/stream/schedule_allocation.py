@@ -98,9 +98,9 @@ def constant_bytes(op: Operation, module: Operation) -> bytes:
     raise CompileError(f"unsupported constant {v}", op.loc)
 
 
-_HOST_OPS = {"hal.tensor.import", "hal.tensor.export", "flow.dispatch", "flow.tensor.reshape",
+_HOST_OPS = {"hal.tensor.import", "hal.tensor.export", "flow.dispatch", "flow.tensor.reshape", "flow.tensor.bitcast",
              "arith.constant", "func.return", "cf.br", "cf.cond_br", "tensor.extract",
-             "tensor.from_elements", "util.global.load", "util.global.store"}
+             "tensor.from_elements", "tensor.insert", "util.global.load", "util.global.store"}
 
 
 def _is_host_scalar_op(op: Operation) -> bool:
@@ -196,6 +196,13 @@ class ScheduleAllocationPass(Pass):
         for op in ops:
             if op.name == "flow.tensor.reshape":
                 alias_root[op.results[0]] = op.operands[0]
+            elif op.name == "flow.tensor.bitcast":
+                src, dst = op.operands[0].type, op.results[0].type
+                if tensor_bytes(src) != tensor_bytes(dst):
+                    raise CompileError(f"flow.tensor.bitcast from {src} to {dst}: the element types are "
+                                       "stored in different byte counts (packed sub-byte elements are not "
+                                       "supported)", op.loc)
+                alias_root[op.results[0]] = op.operands[0]
         # Results written in place: the value each export reads, if a dispatch produces it
         # (straight-line functions only: with branches a value may reach several returns).
         exported = []  # (return op, result index j, value)
@@ -229,7 +236,7 @@ class ScheduleAllocationPass(Pass):
                         slots[r] = Slot("result", result_of[r], 0, tensor_bytes(r.type))
                     else:
                         transients.append(r)
-            elif op.name in ("tensor.from_elements", "util.global.load"):
+            elif op.name in ("tensor.from_elements", "tensor.insert", "util.global.load"):
                 transients.append(op.results[0])
         # Liveness over op positions (uses through reshapes extend the source's life). With
         # branches, positions do not order execution: every transient lives throughout.
@@ -324,7 +331,17 @@ class ScheduleAllocationPass(Pass):
                 for k, v in enumerate(op.operands):
                     ob.create("stream.resource.store", [v, res], [], {
                         "offset": IntegerAttr(s.offset + k * eb, T.index),
-                        "element_type": TypeAttr(v.type)})
+                        "strides": DenseArrayAttr(T.i64, ()), "element_type": TypeAttr(v.type)})
+                erased.append(op)
+            elif n == "tensor.insert":
+                # IREE's flow.tensor.store: the host copies the tensor and writes one element.
+                src_res, src = where(op.operands[1])
+                res, s = where(op.results[0])
+                copy(ob, src_res, src.offset, res, s.offset, s.size)
+                ob.create("stream.resource.store", [op.operands[0], res] + list(op.operands[2:]), [], {
+                    "offset": IntegerAttr(s.offset, T.index),
+                    "strides": DenseArrayAttr(T.i64, tuple(_element_strides(op.results[0].type.shape))),
+                    "element_type": TypeAttr(op.operands[0].type)})
                 erased.append(op)
             elif n == "util.global.load":
                 g = self.globals[op.attributes["global"].root]
@@ -338,7 +355,7 @@ class ScheduleAllocationPass(Pass):
                 erased.append(op)
             elif n in ("cf.br", "cf.cond_br"):
                 self._branch_copies(op, ob, slots, resources, where, copy)
-            elif n in ("hal.import", "hal.tensor.import", "hal.tensor.export", "flow.tensor.reshape") or (
+            elif n in ("hal.tensor.import", "hal.tensor.export", "flow.tensor.reshape", "flow.tensor.bitcast") or (
                     n == "arith.constant" and isinstance(op.results[0].type, T.TensorType)):
                 erased.append(op)
         # Exports not already in place get a copy into the result buffer.

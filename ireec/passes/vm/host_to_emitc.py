@@ -13,7 +13,7 @@ from typing import Dict, List
 
 from ...dialects.func import func_name
 from ...emitc.arith_to_c import c_expression
-from ...emitc.ctypes import c_literal, ctype, storage_ctype
+from ...emitc.ctypes import c_literal, ctype, load_conversion, storage_ctype, store_conversion
 from ...ir import types as T
 from ...ir.attributes import StringAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
@@ -27,10 +27,9 @@ def _load_expr(ptr: str, et: T.Type) -> str:
     """C expression reading one element of type ``et`` at ``ptr`` (a ``uint8_t *``)."""
     st = storage_ctype(et)
     raw = f"(*(const {st} *)({ptr}))"
-    if isinstance(et, T.FloatType) and et.name == "f16":
-        return f"ireec_f16_to_f32{raw}"
-    if isinstance(et, T.FloatType) and et.name == "bf16":
-        return f"ireec_bf16_to_f32{raw}"
+    conv = load_conversion(et)
+    if conv:
+        return f"{conv}{raw}"
     if isinstance(et, T.IntegerType) and et.width == 1:
         return f"({raw} != 0)"
     return raw
@@ -38,10 +37,9 @@ def _load_expr(ptr: str, et: T.Type) -> str:
 
 def _store_stmt(ptr: str, et: T.Type, value: str) -> str:
     st = storage_ctype(et)
-    if isinstance(et, T.FloatType) and et.name == "f16":
-        value = f"ireec_f32_to_f16({value})"
-    elif isinstance(et, T.FloatType) and et.name == "bf16":
-        value = f"ireec_f32_to_bf16({value})"
+    conv = store_conversion(et)
+    if conv:
+        value = f"{conv}({value})"
     elif isinstance(et, T.IntegerType) and et.width == 1:
         value = f"(uint8_t)({value})"
     return f"*({st} *)({ptr}) = {value};"
@@ -127,6 +125,12 @@ class _HostLowering:
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
         }, regions=[Region([blk_out])], loc=f.loc)
 
+    def address(self, res: Value, offset: int, indices, strides, et: T.Type) -> str:
+        """``base + offset + sum(index * stride) * element bytes`` of a resource element."""
+        eb = T.storage_bytes(et)
+        terms = [str(offset)] + [f"({self.name(i)}) * {st * eb}" for i, st in zip(indices, strides)]
+        return f"{self.base[res]} + {' + '.join(terms)}"
+
     def emit(self, line: str) -> None:
         self.lines.append(line)
 
@@ -178,15 +182,13 @@ class _HostLowering:
             if not op.results[0].uses:
                 return
             et = op.attributes["element_type"].value
-            eb = T.storage_bytes(et)
-            terms = [str(op.attributes["offset"].value)]
-            for i, s in zip(op.operands[1:], op.attributes["strides"].value):
-                terms.append(f"({self.name(i)}) * {s * eb}")
-            self.assign(op.results[0], _load_expr(f"{self.base[op.operands[0]]} + {' + '.join(terms)}", et))
+            self.assign(op.results[0], _load_expr(self.address(op.operands[0], op.attributes["offset"].value,
+                                                               op.operands[1:], op.attributes["strides"].value, et), et))
         elif n == "stream.resource.store":
-            v, res = op.operands
-            self.emit(_store_stmt(f"{self.base[res]} + {op.attributes['offset'].value}",
-                                  op.attributes["element_type"].value, self.name(v)))
+            v, res = op.operands[:2]
+            et = op.attributes["element_type"].value
+            self.emit(_store_stmt(self.address(res, op.attributes["offset"].value, op.operands[2:],
+                                               op.attributes["strides"].value, et), et, self.name(v)))
         elif n == "arith.constant":
             self.assign(op.results[0], c_literal(op.attributes["value"].value, op.results[0].type))
         elif op.dialect in ("arith", "math") and len(op.results) == 1:

@@ -80,6 +80,8 @@ def array_initializer(attr: DenseElementsAttr) -> List[str]:
     if isinstance(et, T.FloatType) and et.name in ("f16", "bf16"):
         raw = np.frombuffer(to_raw_bytes(flat, et), dtype=np.uint16)
         return [f"0x{int(b):04X}" for b in raw]
+    if T.is_small_float(et):  # the array already holds the bit patterns
+        return [f"0x{int(b):02X}" for b in flat]
     if isinstance(et, T.FloatType):
         suffix = "f" if et.name != "f64" else ""
         out = []
