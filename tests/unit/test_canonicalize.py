@@ -232,3 +232,22 @@ func.func @s(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
     assert bodies == [["arith.maxnumf", "linalg.yield"], ["arith.subf", "math.exp", "linalg.yield"],
                       ["arith.addf", "linalg.yield"], ["arith.divf", "linalg.yield"]]
     assert gens[0].results[0].type == T.TensorType((2,), T.f32)
+
+
+def test_constant_compares_and_selects_fold_into_a_static_slice():
+    m = _canon("""
+func.func @f(%t: tensor<4xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c6 = arith.constant 6 : i64
+  %ge = arith.cmpi sge, %c2, %c0 : i64
+  %s = arith.select %ge, %c2, %c6 : i64
+  %u = arith.cmpi ugt, %c0, %c2 : i64
+  %s2 = arith.select %u, %c6, %s : i64
+  %i = arith.index_cast %s2 : i64 to index
+  %r = tensor.extract_slice %t[%i] [2] [1] : tensor<4xf32> to tensor<?xf32>
+  return %r : tensor<?xf32>
+}""")
+    assert not _ops(m, "arith.cmpi") and not _ops(m, "arith.select")
+    sl = _ops(m, "tensor.extract_slice")[0]
+    assert list(sl.attributes["static_offsets"].value) == [2]

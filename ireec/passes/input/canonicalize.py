@@ -239,6 +239,10 @@ class _Canonicalizer:
         if n in _INT_FOLDS or n in _UINT_FOLDS or n in ("arith.index_cast", "arith.index_castui",
                                                           "arith.extsi", "arith.extui", "arith.trunci"):
             self.fold_int(op)
+        elif n == "arith.cmpi":
+            self.fold_cmpi(op)
+        elif n == "arith.select":
+            self.fold_select(op)
         elif n == "tensor.dim":
             self.fold_dim(op)
         elif n in ("tensor.empty", "tensor.generate"):
@@ -331,6 +335,29 @@ class _Canonicalizer:
         c = self.constant(op, _wrap(r, rt) if not (isinstance(rt, T.IntegerType) and rt.width == 1)
                           else r & 1, rt)
         self.replace(op, [c])
+
+    def fold_cmpi(self, op: Operation) -> None:
+        """``arith.cmpi`` of two integer/index constants (predicates in arith's enum order:
+        eq ne slt sle sgt sge ult ule ugt uge)."""
+        a, b = const_int(op.operands[0]), const_int(op.operands[1])
+        t = op.operands[0].type
+        if a is None or b is None or not isinstance(t, (T.IntegerType, T.IndexType)) or _width(t) > 64:
+            return
+        m = (1 << _width(t)) - 1
+        ua, ub = a & m, b & m
+        pred = op.attributes["predicate"].value
+        r = [a == b, a != b, a < b, a <= b, a > b, a >= b, ua < ub, ua <= ub, ua > ub, ua >= ub][pred]
+        self.replace(op, [self.constant(op, int(r), T.i1)])
+
+    def fold_select(self, op: Operation) -> None:
+        """``arith.select`` on a constant scalar condition picks its operand."""
+        cond = op.operands[0]
+        if isinstance(cond.type, T.ShapedType):
+            return
+        c = const_int(cond)
+        if c is None:
+            return
+        self.replace(op, [op.operands[1] if c & 1 else op.operands[2]])
 
     def fold_dim(self, op: Operation) -> None:
         src, idx = op.operands
