@@ -1,4 +1,4 @@
-"""IREE's e2e corpus on target `c`, against the tracked status file.
+"""IREE's e2e corpus on targets `c` (against the tracked status file) and `openmp` (same outcomes).
 
 Every test function of ``../shared/corpus/iree_e2e`` is run (files in parallel subprocesses,
 see ``tests/e2e/corpus.py``) and must have the status ``tests/e2e/corpus_status.md`` records:
@@ -51,3 +51,12 @@ def test_corpus_function(corpus_rows, key):
         if actual != expected:
             pytest.xfail(f"{expected} before, {actual} now: {reason}")
         pytest.xfail(f"{expected}: {why}")
+
+
+def test_openmp_passes_exactly_what_c_passes(corpus_rows):
+    """Target `openmp` runs the same kernels over threads: every corpus test has the same
+    outcome as on `c` (the checks compare with IREE's tolerances)."""
+    omp = {(f, n): st for f, n, st, _ in corpus.run_all("openmp")}
+    c = {k: st for k, (st, _) in corpus_rows.items()}
+    differ = sorted(k for k in c if (c[k] == "pass") != (omp.get(k) == "pass"))
+    assert not differ, f"openmp and c differ on {len(differ)} tests: {differ[:10]}"
