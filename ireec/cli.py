@@ -102,7 +102,19 @@ def _compile(args, compile_to: str):
         opts["print_ir_after_all"] = True
         opts["ir_sink"] = lambda text: (sys.stderr.write(text.rstrip("\n") + "\n\n"),
                                         sys.stderr.flush())
-    return compile_file(path, **opts)
+    out = compile_file(path, **opts)
+    if getattr(args, "print_memory_plan", False):
+        _print_memory_plan(out)
+    return out
+
+
+def _print_memory_plan(out) -> None:
+    """One stderr line per function: the static plan's arena and its bounds (bytes)."""
+    for name, plan in sorted(out.report.get("functions", {}).items()):
+        _err(f"@{name}: workspace arena {plan['arena_bytes']} B (lower bound {plan['lower_bound_bytes']} B, "
+             f"sum of {plan['transients']} transients {plan['transient_sum_bytes']} B)")
+    if "constant_pool_bytes" in out.report:
+        _err(f"constants: {out.report['constant_pool_bytes']} B pooled read-only")
 
 
 def _write_text(path: str, text: str) -> None:
@@ -130,6 +142,9 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    metavar="BACKEND", help="IREE spelling of the target: llvm-cpu (= c) or cuda")
     p.add_argument("--module-name", dest="module_name", metavar="NAME",
                    help="C prefix of the module (default: from the file name)")
+    p.add_argument("--print-memory-plan", dest="print_memory_plan", action="store_true",
+                   help="print each function's workspace arena, its lower bound and the sum of "
+                        "its transients (bytes) to stderr")
 
 
 def _cmd_compile(args) -> int:

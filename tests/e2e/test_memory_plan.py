@@ -26,3 +26,14 @@ def test_arena_is_near_the_lower_bound(path):
         assert bound <= arena <= 1.1 * bound, f"@{name}: arena {arena} B, lower bound {bound} B"
         if plan["transients"] > 1 and bound < total:
             assert arena < total, f"@{name}: arena {arena} B is not below the transient sum {total} B"
+
+
+def test_plan_is_shown_in_the_ir_and_on_request(capsys, tmp_path):
+    from .common import INPUTS, run_cli
+
+    src = INPUTS / "matmul_small.mlir"
+    rc, out, err = run_cli(["compile", src, "--compile-to=stream"], capsys)
+    assert rc == 0 and "stream.memory_plan = {arena_bytes = " in out
+    rc, out, err = run_cli(["build", src, "-o", tmp_path / "m.so", "--print-memory-plan"], capsys)
+    assert rc == 0
+    assert "@matmul_static: workspace arena 0 B (lower bound 0 B, sum of 0 transients 0 B)" in err

@@ -19,7 +19,7 @@ from typing import Dict, List, Tuple
 
 from ...dialects.func import func_name
 from ...ir import types as T
-from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, DenseResourceAttr,
+from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DictAttr, DenseElementsAttr, DenseResourceAttr,
                               IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, to_raw_bytes)
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
@@ -129,7 +129,10 @@ class ScheduleAllocationPass(Pass):
         report = ctx.report.setdefault("functions", {})
         for f in functions(module):
             if f.regions and f.regions[0].blocks and "iree.abi.stub" in f.attributes:
-                report[func_name(f)] = self.plan(f)
+                plan = report[func_name(f)] = self.plan(f)
+                f.attributes["stream.memory_plan"] = DictAttr(tuple(
+                    (k, IntegerAttr(plan[k], T.index)) for k in
+                    ("arena_bytes", "lower_bound_bytes", "transient_sum_bytes")))
         if self.pool:
             module.resources = dict(getattr(module, "resources", {}))
             module.resources["__ireec_constant_pool"] = (ALIGNMENT).to_bytes(4, "little") + bytes(self.pool)
