@@ -12,13 +12,25 @@ whose result has one of those types is rounded to it (``ireec_round_to_<type>``)
 gives the value the narrow type's own arithmetic gives (IREE's CPU backends compute them as
 extf -> f32 op -> truncf), and arith.truncf rounds. Loads and stores convert with the
 helpers named by :func:`ireec.emitc.ctypes.load_conversion` / ``store_conversion``.
+
+Sub-byte integers (i2, i4, ui4...) live in ``int8_t`` sign-extended from their N bits
+(``uint8_t`` zero-extended for uiN): unsigned views of them are masked to N bits and every
+result that may leave the N-bit range is wrapped back (``ctypes.subbyte_wrap``), which gives
+arith's two's complement modulo 2^N semantics.
+
+``arith.scaling_extf`` / ``arith.scaling_truncf`` (OCP MX block scaling) follow the MLIR arith
+definition (ArithOps.td and its ExpandOps expansion): the scale is first rounded to
+f8E8M0FNU (a power of two), then ``extf(in) * scale`` and ``truncf(in / scale)``.
 """
 from __future__ import annotations
+
+import re
 
 from ..ir import types as T
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
-from .ctypes import ctype, load_conversion, rounding_function, store_conversion, unsigned_ctype
+from .ctypes import (ctype, is_subbyte_int, load_conversion, rounding_function, store_conversion,
+                     subbyte_mask, subbyte_wrap, unsigned_ctype)
 
 BINARY = {
     "arith.addf": "{0} + {1}", "arith.subf": "{0} - {1}", "arith.mulf": "{0} * {1}",
@@ -81,23 +93,56 @@ CASTS = {
 
 
 def _bit_ops(name: str, t: T.Type) -> str:
-    """math.ctpop / ctlz / cttz on an integer of width 8..64 (runtime header helpers)."""
+    """math.ctpop / ctlz / cttz on an integer of width 2..64 (runtime header helpers; sub-byte
+    operands are masked to their N bits by the caller)."""
     w = T.bit_width(t)
-    u = unsigned_ctype(t)
     big = w > 32
     if name == "math.ctpop":
-        return f"({{T}})ireec_ctpop{64 if big else 32}(({'uint64_t' if big else 'uint32_t'})({u}){{0}})"
+        return f"({{T}})ireec_ctpop{64 if big else 32}(({'uint64_t' if big else 'uint32_t'})({{U}}){{0}})"
     if name == "math.ctlz":
-        return (f"({{T}})(ireec_clz{64 if big else 32}(({'uint64_t' if big else 'uint32_t'})({u}){{0}})"
+        return (f"({{T}})(ireec_clz{64 if big else 32}(({'uint64_t' if big else 'uint32_t'})({{U}}){{0}})"
                 f" - {(64 if big else 32) - w})")
     return (f"({{T}})({{0}} == 0 ? {w} : ireec_ctz{64 if big else 32}"
-            f"(({'uint64_t' if big else 'uint32_t'})({u}){{0}}))")
+            f"(({'uint64_t' if big else 'uint32_t'})({{U}}){{0}}))")
+
+
+# Operand views that must see a sub-byte integer's N bits only: ``({U}){i}`` / ``({SU}){i}``.
+_UNSIGNED_VIEW = re.compile(r"\(\{(U|SU)\}\)\{(\d)\}")
+
+# Integer ops whose result stays in a sub-byte type's range when the operands are (no wrap).
+_SUBBYTE_EXACT = {"arith.select", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui",
+                  "arith.andi", "arith.ori", "arith.xori", "arith.shrsi", "arith.extsi",
+                  "arith.extui", "arith.cmpi"}
+
+
+def _mask_subbyte_views(tmpl: str, st: T.Type, rt: T.Type) -> str:
+    """Replace the unsigned casts ``({U}){i}`` / ``({SU}){i}`` of integer operands by masks
+    to the operand type's N bits when that type is a sub-byte integer."""
+    def sub(m):
+        t = rt if m.group(1) == "U" else st
+        if not is_subbyte_int(t):
+            return m.group(0)
+        return f"((uint8_t)({{{m.group(2)}}} & {subbyte_mask(t)}))"
+    return _UNSIGNED_VIEW.sub(sub, tmpl)
+
+
+def _scaling_cast(name: str, op: Operation) -> str:
+    """arith.scaling_extf / scaling_truncf: the scale (operand 1) rounded to f8E8M0FNU
+    unless it already is one, then ``extf(in) * scale`` or ``in / scale`` (rounded to the
+    result type by the caller). Source: MLIR ArithOps.td, Arith ExpandOps."""
+    sc_t = op.operands[1].type
+    scale = "{1}"
+    if not (isinstance(sc_t, T.FloatType) and sc_t.name == "f8E8M0FNU"):
+        scale = f"ireec_round_to_f8e8m0fnu((float){{1}})"
+    if name == "arith.scaling_extf":
+        return f"(({{T}}){{0}} * ({{T}}){scale})"
+    return f"({{T}})(({{S}}){{0}} / ({{S}}){scale})"
 
 
 def _bitcast(st: T.Type, rt: T.Type) -> str:
     """arith.bitcast between same-width scalars; narrow floats go through their bit
     patterns with the runtime header's conversions."""
-    src = "{0}"
+    src = f"({{0}} & {subbyte_mask(st)})" if is_subbyte_int(st) else "{0}"
     conv = store_conversion(st)
     if conv is not None:
         src = f"{conv}({{0}})"
@@ -143,6 +188,8 @@ def c_expression(op: Operation) -> str:
             tmpl = "({T}){0}"
     elif name == "arith.bitcast":
         tmpl = _bitcast(st, rt)
+    elif name in ("arith.scaling_extf", "arith.scaling_truncf"):
+        tmpl = _scaling_cast(name, op)
     else:
         raise CompileError(f"'{name}' cannot be lowered to C yet", op.loc)
     ft = rt if isinstance(rt, T.FloatType) else st
@@ -152,6 +199,14 @@ def c_expression(op: Operation) -> str:
         tmpl = "{0} ^ {1}"
     if isinstance(rt, T.IntegerType) and rt.width == 1 and name == "arith.muli":
         tmpl = "{0} & {1}"
+    if is_subbyte_int(rt) and name in ("arith.fptosi", "arith.fptoui"):
+        tmpl = "(int64_t){0}"  # in range by arith's rules (else poison); wrapped below
+    if is_subbyte_int(st) and name in ("arith.shli", "arith.shrsi", "arith.shrui"):
+        tmpl = tmpl.replace("{1}", f"((uint8_t)({{1}} & {subbyte_mask(st)}))")
+    if is_subbyte_int(st) or is_subbyte_int(rt):
+        tmpl = _mask_subbyte_views(tmpl, st, rt)
+    if is_subbyte_int(rt) and name not in _SUBBYTE_EXACT:
+        tmpl = subbyte_wrap(rt, tmpl)
     rnd = rounding_function(rt)
     if rnd is not None and name not in _EXACT and name != "arith.bitcast":
         tmpl = f"{rnd}({tmpl})"

@@ -2,7 +2,10 @@
 --mlir-to-cpp``). Every computed SSA value becomes a ``const`` local named ``v<N>``;
 scalar constants are printed inline (small index constants as plain ints, and constant
 subscripts folded into the offset); mutable scalars (loop-carried values, ``scf.if``
-results) are ``s<N>``, local arrays ``t<N>``, ``static const`` arrays ``c<N>``; loops use
+results) are ``s<N>``, local arrays ``t<N>`` (declared with their shape and subscripted
+``t[i][j]`` when the kernel lowering asks for it with a ``dims`` attribute: GCC's
+vectorizer analyses such register blocks and packed tiles far better than flattened
+subscripts), ``static const`` arrays ``c<N>``; loops use
 induction variables ``i<N>`` of their IR type, preceded by ``IREEC_IVDEP`` when the
 kernel lowering proved their iterations independent. Output is deterministic.
 """
@@ -25,6 +28,7 @@ class CPrinter:
         self.counter = 0
         self.indent = 1
         self.int_consts: Dict[Value, int] = {}
+        self.shaped: Dict[Value, List[int]] = {}  # local arrays declared multi-dimensional
 
     def fresh(self, prefix="v") -> str:
         self.counter += 1
@@ -64,7 +68,21 @@ class CPrinter:
         return self.name(v)
 
     def subscript(self, ptr: Value, idx, strides, off: int) -> str:
-        """``ptr[off + i0 * s0 + ...]`` with constant indices folded into the offset."""
+        """``ptr[off + i0 * s0 + ...]`` with constant indices folded into the offset;
+        ``t[i0][i1]`` for a multi-dimensional local array accessed with its own row-major
+        strides, ``(&t[0][0])[flat]`` otherwise."""
+        dims = self.shaped.get(ptr)
+        if dims is not None:
+            row = [1] * len(dims)
+            for k in range(len(dims) - 2, -1, -1):
+                row[k] = row[k + 1] * dims[k + 1]
+            if off == 0 and len(idx) == len(dims) and list(strides) == row:
+                return self.name(ptr) + "".join(f"[{self.plain(i)}]" for i in idx)
+            flat = self._flat(idx, strides, off)
+            return f"(&{self.name(ptr)}{'[0]' * len(dims)})[{flat}]"
+        return f"{self.name(ptr)}[{self._flat(idx, strides, off)}]"
+
+    def _flat(self, idx, strides, off: int) -> str:
         terms = []
         for i, s in zip(idx, strides):
             c = self.int_consts.get(i)
@@ -74,7 +92,7 @@ class CPrinter:
                 terms.append(self.name(i) if s == 1 else f"{self.name(i)} * {s}")
         if off or not terms:
             terms.append(str(off))
-        return f"{self.name(ptr)}[{' + '.join(terms)}]"
+        return " + ".join(terms)
 
     def print_region_block(self, blk: Block) -> None:
         self.indent += 1
@@ -176,7 +194,12 @@ class CPrinter:
             elif "array_size" in op.attributes:
                 v = self.fresh("t")
                 self.names[op.results[0]] = v
-                self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
+                if "dims" in op.attributes:
+                    dims = [int(d) for d in op.attributes["dims"].value]
+                    self.shaped[op.results[0]] = dims
+                    self.emit(f"{op.attributes['element'].value} {v}{''.join(f'[{d}]' for d in dims)};")
+                else:
+                    self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
             else:
                 v = self.fresh("s")
                 self.names[op.results[0]] = v

@@ -11,12 +11,16 @@ from ..ir.diagnostics import CompileError
 
 def ctype(t: T.Type) -> str:
     """C type of a scalar value in registers (i1 is ``bool``; f16, bf16 and the small floats
-    f8*/f6*/f4E2M1FN compute as float)."""
+    f8*/f6*/f4E2M1FN compute as float; sub-byte integers iN/siN (1 < N < 8) are ``int8_t``
+    holding the value sign-extended from N bits, uiN ``uint8_t`` holding it zero-extended,
+    the same form in memory, one element per byte)."""
     if isinstance(t, T.IndexType):
         return "int64_t"
     if isinstance(t, T.IntegerType):
         if t.width == 1:
             return "bool"
+        if 1 < t.width < 8:  # sub-byte integers live in a byte (see subbyte_wrap)
+            return "uint8_t" if t.signedness == "u" else "int8_t"
         if t.width not in (8, 16, 32, 64):
             raise CompileError(f"integer type {t} has no C type")
         return f"{'u' if t.signedness == 'u' else ''}int{t.width}_t"
@@ -73,9 +77,35 @@ def rounding_function(t: T.Type) -> Optional[str]:
     return None
 
 
+def is_subbyte_int(t: T.Type) -> bool:
+    """True for integer types of 2..7 bits (i4, ui2...), stored one element per byte."""
+    return isinstance(t, T.IntegerType) and 1 < t.width < 8
+
+
+def subbyte_mask(t: T.Type) -> int:
+    """``2^N - 1`` for a sub-byte integer type iN (the bits that hold its value)."""
+    return (1 << t.width) - 1
+
+
+def subbyte_wrap(t: T.Type, expr: str) -> str:
+    """C expression reducing integer expression ``expr`` modulo 2^N into the register form of
+    sub-byte type ``t`` (arith's two's complement wrap-around): signless/signed values are
+    sign-extended from bit N-1 with ``((x & M) ^ H) - H`` (M = 2^N - 1, H = 2^(N-1)),
+    unsigned ones zero-extended with ``x & M``. ``expr`` may have any C integer type."""
+    m = subbyte_mask(t)
+    if t.signedness == "u":
+        return f"(({ctype(t)})(({expr}) & {m}))"
+    h = 1 << (t.width - 1)
+    return f"(({ctype(t)})(((({expr}) & {m}) ^ {h}) - {h}))"
+
+
 def unsigned_ctype(t: T.Type) -> str:
+    """C unsigned type of the same storage width as integer type ``t`` (``uint8_t`` for
+    sub-byte integers; callers mask those with :func:`subbyte_mask`)."""
     if isinstance(t, T.IndexType):
         return "uint64_t"
+    if is_subbyte_int(t):
+        return "uint8_t"
     if isinstance(t, T.IntegerType) and t.width > 1:
         return f"uint{t.width}_t"
     return ctype(t)
@@ -100,6 +130,10 @@ def c_literal(value, t: T.Type) -> str:
     if isinstance(t, T.IntegerType) and t.width == 1:
         return "true" if value else "false"
     v = int(value)
+    if is_subbyte_int(t):  # the register form: sign-extended (iN/siN) or masked (uiN)
+        v &= subbyte_mask(t)
+        if t.signedness != "u" and v >> (t.width - 1):
+            v -= 1 << t.width
     if isinstance(t, (T.IndexType,)) or (isinstance(t, T.IntegerType) and t.width == 64):
         if t == T.IntegerType(64, "u"):
             return f"UINT64_C({v})"

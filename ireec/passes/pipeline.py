@@ -23,6 +23,7 @@ from .input.convert_globals import ConvertGlobalsPass
 from .input.convert_host_scalars_to_tensors import ConvertHostScalarsToTensorsPass
 from .input.convert_scf_to_cf import ConvertScfToCfPass
 from .input.convert_splat_constants_to_fills import ConvertSplatConstantsToFillsPass
+from .input.convert_tensor_bitcasts import ConvertTensorBitcastsPass
 from .input.convert_stablehlo_to_linalg import ConvertStableHloToLinalgPass
 from .input.convert_tosa_to_linalg import ConvertTosaToLinalgPass
 from .input.decompose_pack_unpack import DecomposePackUnPackPass
@@ -31,6 +32,7 @@ from .input.decompose_tensor_concat import DecomposeTensorConcatPass
 from .input.drop_compiler_hints import DropCompilerHintsPass
 from .input.inline import InlinePass
 from .input.legalize_chlo import LegalizeChloPass
+from .input.stablehlo_refine_shapes import StableHloRefineShapesPass
 from .pass_base import Pass
 from .stream.schedule_allocation import ScheduleAllocationPass
 from .vm.convert_to_emitc import ConvertToEmitCPass
@@ -44,6 +46,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("input", ConvertGlobalsPass, "ml_program globals become util globals; never-stored globals become constants"),
     ("input", ConvertCheckToResultsPass, "check.expect_* operands become results that `ireec check` compares"),
     ("input", LegalizeChloPass, "CHLO's broadcasting and composite ops become plain StableHLO"),
+    ("input", StableHloRefineShapesPass, "StableHLO ops whose operands are static values behind dynamic types get static result types"),
     ("input", ConvertStableHloToLinalgPass, "StableHLO becomes linalg/tensor/arith (scf for while/if/case)"),
     ("input", ConvertTosaToLinalgPass, "TOSA becomes linalg/tensor/arith (scf for while_loop/cond_if)"),
     ("input", ConvertElementwiseToLinalgPass, "tensor-level arith/math become linalg.generic, so every computation is a structured op"),
@@ -51,6 +54,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("input", DecomposePackUnPackPass, "pack/unpack become generic copies with (un)tiling maps (shapes are static by now)"),
     ("input", DecomposeTensorConcatPass, "concat becomes empty + insert_slice, which dispatches already handle"),
     ("input", DecomposeSoftmaxPass, "softmax becomes max/exp/sum/div generics the backend lowers like any reduction"),
+    ("input", ConvertTensorBitcastsPass, "bitcasts to/from packed i2/i4/f4 tensors become unpack/pack generics (ireec keeps one element per byte)"),
     ("input", ConvertSplatConstantsToFillsPass, "big splat constants become fills, not megabytes of pooled data"),
     ("input", ConvertScfToCfPass, "host loops and conditionals become blocks and branches the host C program jumps between"),
     ("input", ConvertHostScalarsToTensorsPass, "scalars the host computes reach dispatches as rank-0 tensors (IREE: push constants)"),

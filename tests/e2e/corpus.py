@@ -111,7 +111,12 @@ import ireec
 from ireec.runtime.io_format import parse_input, format_invocation
 path, fn = sys.argv[1], sys.argv[2]
 specs = sys.argv[3:]
-m = ireec.compile_file(path, target=TARGET)
+from ireec.ir.diagnostics import CompileError
+try:
+    m = ireec.compile_file(path, target=TARGET)
+except CompileError as e:
+    sys.stderr.write(e.render() + "\n")
+    sys.exit(1)
 names = m.functions
 if fn == "-":
     fn = names[0]

@@ -162,6 +162,63 @@ func.func @mlp(%x: tensor<{n}x784xf32>, %w1: tensor<784x256xf32>, %b1: tensor<25
 """
 
 
+# Register-blocked contractions (convert-linalg-to-loops): accumulation into an input,
+# f64 and i32 packing, a non-matmul body (max-plus), B read transposed (no packing).
+MM_ACCUMULATE_F64 = """
+func.func @f(%a: tensor<96x80xf64>, %b: tensor<80x48xf64>, %c: tensor<96x48xf64>) -> tensor<96x48xf64> {
+  %m = linalg.matmul ins(%a, %b : tensor<96x80xf64>, tensor<80x48xf64>) outs(%c : tensor<96x48xf64>) -> tensor<96x48xf64>
+  return %m : tensor<96x48xf64>
+}
+"""
+
+MM_I32 = """
+func.func @f(%a: tensor<64x40xi32>, %b: tensor<40x32xi32>) -> tensor<64x32xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<64x32xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<64x32xi32>) -> tensor<64x32xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x40xi32>, tensor<40x32xi32>) outs(%f : tensor<64x32xi32>) -> tensor<64x32xi32>
+  return %m : tensor<64x32xi32>
+}
+"""
+
+MAX_PLUS = """
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (k, j)>
+#o = affine_map<(i, j, k) -> (i, j)>
+func.func @f(%a: tensor<48x33xf32>, %b: tensor<33x64xf32>) -> tensor<48x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<48x64xf32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<48x64xf32>) -> tensor<48x64xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<48x33xf32>, tensor<33x64xf32>) outs(%f : tensor<48x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %s = arith.addf %x, %y : f32
+    %m = arith.maximumf %s, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<48x64xf32>
+  return %r : tensor<48x64xf32>
+}
+"""
+
+MM_TRANSPOSE_B = """
+#a = affine_map<(i, j, k) -> (i, k)>
+#b = affine_map<(i, j, k) -> (j, k)>
+#o = affine_map<(i, j, k) -> (i, j)>
+func.func @f(%a: tensor<64x50xf32>, %b: tensor<32x50xf32>) -> tensor<64x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<64x50xf32>, tensor<32x50xf32>) outs(%f : tensor<64x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+"""
+
 def _rand(rng, *shape):
     return rng.standard_normal(shape, dtype=np.float32)
 
@@ -199,6 +256,14 @@ def _cases():
     yield "batch_matmul", BATCH_MATMUL, "f", (ba, bb), (np.tanh(ba @ bb),)
     mu = _rand(r, 37, 300)
     yield "multi_use", MULTI_USE, "f", (mu,), (np.exp(mu) + 1, np.exp(mu).sum(axis=1))
+    da, db, dc = (r.standard_normal(sh) for sh in ((96, 80), (80, 48), (96, 48)))
+    yield "mm_accumulate_f64", MM_ACCUMULATE_F64, "f", (da, db, dc), (dc + da @ db,)
+    ia, ib = r.integers(-50, 50, (64, 40), dtype=np.int32), r.integers(-50, 50, (40, 32), dtype=np.int32)
+    yield "mm_i32", MM_I32, "f", (ia, ib), (ia @ ib,)
+    pa, pb = _rand(r, 48, 33), _rand(r, 33, 64)
+    yield "max_plus", MAX_PLUS, "f", (pa, pb), ((pa[:, :, None] + pb[None, :, :]).max(axis=1),)
+    ta, tb = _rand(r, 64, 50), _rand(r, 32, 50)
+    yield "mm_transpose_b", MM_TRANSPOSE_B, "f", (ta, tb), (ta @ tb.T,)
     mx, w1, b1, w2, b2 = (_rand(r, 64, 784), _rand(r, 784, 256) * 0.05, _rand(r, 256),
                           _rand(r, 256, 10) * 0.1, _rand(r, 10))
     ref = _softmax(np.maximum(mx @ w1 + b1, 0) @ w2 + b2)
@@ -224,3 +289,27 @@ def test_openmp_is_bitwise_equal_to_c(name, src, fn, args, expected):
     got_c = getattr(ireec.compile_source(src, target="c"), fn)(*args)
     got_omp = getattr(ireec.compile_source(src, target="openmp"), fn)(*args)
     np.testing.assert_array_equal(got_c, got_omp)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("m,k,n", [(96, 80, 48), (100, 80, 70), (13, 5, 37), (72, 512, 40)])
+def test_register_blocked_matmul_keeps_the_summation_order(target, m, k, n):
+    """The packed, register-blocked matmul (with peeled rows and columns where the 8x16
+    blocks do not cover a partial workgroup tile) adds the products of each output element
+    in k order, one f32 multiply then one f32 add per step (no FMA): bitwise what the
+    plain i, k, j nest and this numpy loop compute."""
+    r = np.random.default_rng(11)
+    a, b = _rand(r, m, k), _rand(r, k, n)
+    src = f"""
+func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %m : tensor<{m}x{n}xf32>
+}}
+"""
+    want = np.zeros((m, n), np.float32)
+    for kk in range(k):
+        want = want + a[:, kk:kk + 1] * b[kk:kk + 1, :]
+    np.testing.assert_array_equal(ireec.compile_source(src, target=target).f(a, b), want)

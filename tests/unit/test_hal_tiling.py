@@ -89,30 +89,82 @@ def test_softmax_temporaries_hold_one_tile():
         assert o.results[0].type.shape == (2048,)
 
 
-def test_matmul_loops_are_i_k_j_with_constant_inner_bound():
-    """The innermost loop walks the contiguous rows of B and C (j); all of its bounds are
-    constants when the tile divides the extent."""
-    src = """
-func.func @f(%a: tensor<128x96xf32>, %b: tensor<96x128xf32>) -> tensor<128x128xf32> {
+def _loop_bounds(loop):
+    """(upper bound, step) of an scf.for with constant operands."""
+    ub, step = loop.operands[1].owner, loop.operands[2].owner
+    return ub.attributes["value"].value, step.attributes["value"].value
+
+
+def _nests(block_op):
+    return [o for o in block_op.body.ops if o.name == "scf.for"]
+
+
+@pytest.mark.parametrize("k_extent,kc,rows_inside", [(96, 32, True), (512, 128, False)])
+def test_matmul_is_packed_and_register_blocked(k_extent, kc, rows_inside):
+    """A 64x64 matmul tile becomes: a k0 loop (step KC: the largest power-of-two divisor of
+    K whose KC x 64 B tile fits in PACK_BYTES) holding the B packing nest and the 8x16
+    register blocks (i0 step 8, j0 step 16), each block with copy-in, reduction and
+    copy-out nests; the reduction runs k, c, r for short reductions and k, r, c from
+    ROWS_OUTSIDE_MIN_K on. All bounds are constants when the tile divides the extent."""
+    from ireec.passes.hal.convert_linalg_to_loops import PACK_BYTES, REGISTER_BLOCK, ROWS_OUTSIDE_MIN_K
+    K = k_extent
+    src = f"""
+func.func @f(%a: tensor<128x{K}xf32>, %b: tensor<{K}x128xf32>) -> tensor<128x128xf32> {{
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<128x128xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
-  %m = linalg.matmul ins(%a, %b : tensor<128x96xf32>, tensor<96x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<128x{K}xf32>, tensor<{K}x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
   return %m : tensor<128x128xf32>
+}}
+"""
+    assert REGISTER_BLOCK == (8, 16) and kc * 64 * 4 <= PACK_BYTES
+    assert (K < ROWS_OUTSIDE_MIN_K) == rows_inside
+    m = run_to(src, "hal")
+    (k,) = _kernels(m).values()
+    k0 = _nests(k)[-1]
+    assert _loop_bounds(k0) == (K, kc)
+    pack, i0 = _nests(k0)
+    assert _loop_bounds(pack) == (kc, 1) and _loop_bounds(_nests(pack)[0]) == (64, 1)
+    packed = [o for o in k0.body.ops if o.name == "memref.alloca"]
+    assert [o.results[0].type.shape for o in packed] == [(kc, 64)]
+    assert _loop_bounds(i0) == (64, 8)
+    (j0,) = _nests(i0)
+    assert _loop_bounds(j0) == (64, 16)
+    acc = [o for o in j0.body.ops if o.name == "memref.alloca"]
+    assert [o.results[0].type.shape for o in acc] == [(8, 16)]
+    init, red, store = _nests(j0)
+    for nest in (init, store):
+        assert _loop_bounds(nest) == (8, 1) and _loop_bounds(_nests(nest)[0]) == (16, 1)
+    x = _nests(red)[0]
+    y = _nests(x)[0]
+    inner = [(16, 1), (8, 1)] if rows_inside else [(8, 1), (16, 1)]
+    assert [_loop_bounds(n) for n in (red, x, y)] == [(kc, 1)] + inner
+    # The innermost loop reads A, the packed B tile and the accumulator block, not B itself.
+    loads = {o.operands[0] for o in y.walk() if o.name == "memref.load"}
+    assert {v.type.shape for v in loads} == {(128, K), (kc, 64), (8, 16)}
+    assert packed[0].results[0] in loads and acc[0].results[0] in loads
+    assert "arith.minsi" not in [o.name for o in k.walk()]
+
+
+def test_matmul_without_register_block_keeps_i_k_j():
+    """When no 2x4 block divides the tile (odd sizes) the plain i, k, j nest remains."""
+    src = """
+func.func @f(%a: tensor<7x5xf32>, %b: tensor<5x3xf32>) -> tensor<7x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<7x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<7x3xf32>) -> tensor<7x3xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<7x5xf32>, tensor<5x3xf32>) outs(%f : tensor<7x3xf32>) -> tensor<7x3xf32>
+  return %m : tensor<7x3xf32>
 }
 """
     m = run_to(src, "hal")
     (k,) = _kernels(m).values()
-    nests = [o for o in k.body.ops if o.name == "scf.for"]
-    matmul = nests[-1]
+    loop = _nests(k)[-1]
     bounds = []
-    loop = matmul
     while loop is not None:
-        ub = loop.operands[1].owner
-        bounds.append(ub.attributes["value"].value if ub.name == "arith.constant" else None)
+        bounds.append(_loop_bounds(loop))
         loop = next((o for o in loop.body.ops if o.name == "scf.for"), None)
-    assert bounds == [64, 96, 64]  # i (tile), k (full), j (tile, innermost)
-    assert "arith.minsi" not in [o.name for o in k.walk()]
+    assert bounds == [(7, 1), (5, 1), (3, 1)]  # i, k, j (contiguous, innermost)
 
 
 def test_untileable_kernel_runs_as_one_workgroup():

@@ -273,3 +273,14 @@ func.func @untaken_branch_is_skipped() {
     assert [(r.name, r.status) for r in results] == [("taken_branch_fails", "fail"),
                                                       ("untaken_branch_is_skipped", "pass")]
     assert ":8:3: check.expect_true: expected true" in results[0].failures[0]
+
+
+def test_sub_byte_elements_at_the_abi_are_a_located_error():
+    from ireec.ir.diagnostics import CompileError
+
+    try:
+        compile_source("func.func @f(%a: tensor<4xi4>) -> tensor<4xi4> {\n  return %a : tensor<4xi4>\n}\n", "s.mlir")
+    except CompileError as e:
+        assert (e.loc.line, e.loc.col) == (1, 1) and "i4 elements at the ABI" in e.message
+    else:
+        raise AssertionError("expected a CompileError")

@@ -62,6 +62,10 @@ class WrapEntryPointsPass(Pass):
         cls.scalars_as_tensors(f)
         ft = func_type(f)
         for t in list(ft.inputs) + list(ft.results):
+            et = getattr(t, "element_type", None)
+            if isinstance(et, T.IntegerType) and 1 < et.width < 8:
+                raise CompileError(f"public function @{func_name(f)}: {et} elements at the ABI are not "
+                                   f"supported (IREE passes them packed); use i8 and a bitcast", f.loc)
             if not (isinstance(t, T.TensorType) and t.has_static_shape):
                 raise CompileError(f"public function @{func_name(f)}: only statically shaped "
                                    f"tensor arguments and results are supported, got '{t}'", f.loc)

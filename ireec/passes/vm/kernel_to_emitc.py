@@ -167,8 +167,11 @@ class KernelLowering:
         inline_single_trip_loops(blk)
         hoist_loop_invariants(blk)
         mark_independent_loops(blk)
+        # Kernels with loops get an AVX2 clone (IREEC_KERNEL_CLONES, templates/c/kernels.c.j2).
+        has_loop = any(o.name in ("emitc.for", "emitc.loop") for top in blk.ops for o in top.walk())
+        specifiers = ["static", "IREEC_KERNEL_CLONES"] if has_loop else ["static"]
         return Operation("emitc.func", attributes={
-            "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(["static"]),
+            "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
             "bindings": _str_array([p.split(" *")[0] for p in params[: len(subspans)]]),
         }, regions=[Region([blk])], loc=self.kernel.loc)
@@ -267,8 +270,12 @@ class KernelLowering:
             return
         if name in ("memref.alloca", "memref.alloc"):
             t = op.results[0].type
-            r = b.create("emitc.variable", [], [t], {"array_size": IntegerAttr(t.num_elements, T.index),
-                                                       "element": StringAttr(storage_ctype(t.element_type))})
+            attrs = {"array_size": IntegerAttr(t.num_elements, T.index),
+                     "element": StringAttr(storage_ctype(t.element_type))}
+            if "ireec.c_shape" in op.attributes and t.layout is None:
+                # Declared with its shape in C (see ireec/emitc/c_printer.py).
+                attrs["dims"] = DenseArrayAttr(T.i64, tuple(t.shape))
+            r = b.create("emitc.variable", [], [t], attrs)
             self.map[op.results[0]] = r.result
             return
         if name == "memref.get_global":

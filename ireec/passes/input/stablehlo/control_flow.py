@@ -12,16 +12,22 @@ outside [0, N) selects the last branch, which the chain's final ``else`` gives f
 
 ``stablehlo.custom_call @shape_assertion`` (JAX's shape checks) has no results and
 asserts facts about dynamic shapes; with the static shapes ireec compiles it always holds,
-so it is dropped. Other custom calls are reported as unsupported.
+so it is dropped. ``stablehlo.custom_call @ProductOfElementaryHouseholderReflectors`` (the
+form JAX/XLA give LAPACK's ``orgqr``/``ungqr``, see :func:`lower_householder_product`)
+becomes one pair of ``linalg.generic`` per reflector. Other custom calls are reported as
+unsupported.
 """
 from __future__ import annotations
 
 from typing import List, Optional
 
+from ....dialects.arith import CMPI_PREDICATES
 from ....ir import types as T
-from ....ir.attributes import IntegerAttr
+from ....ir.affine import AffineConst
+from ....ir.attributes import FloatAttr, IntegerAttr
 from ....ir.core import Block, Builder, Operation, Region, Value
 from ....ir.diagnostics import CompileError
+from .common import dims_map, empty, fill, generic, ranked
 
 _RETURNS = ("stablehlo.return", "mhlo.return")
 
@@ -131,14 +137,109 @@ def lower_case(op: Operation, b: Builder) -> Optional[List[Value]]:
     return list(chain(0, b).results)
 
 
-def lower_custom_call(op: Operation, b: Builder) -> None:
-    """``@shape_assertion`` is dropped (always true for static shapes); anything else is
-    reported with its target name."""
+def _cmpi(sb, pred: str, a: Value, c: Value) -> Value:
+    return sb.op("arith.cmpi", [a, c], T.i1,
+                 {"predicate": IntegerAttr(CMPI_PREDICATES.index(pred), T.i64)})
+
+
+def _reflector_elem(sb, row: Value, i: int, a_elem: Value) -> Value:
+    """Element ``row`` of Householder vector v_i: 0 above row i, 1 at row i, ``a[row, i]``
+    below (LAPACK's implicit unit diagonal)."""
+    t = a_elem.type
+    ci = sb.op("arith.constant", [], T.index, {"value": IntegerAttr(i, T.index)})
+    zero = sb.constant(FloatAttr(0.0, t))
+    one = sb.constant(FloatAttr(1.0, t))
+    below = sb.select(_cmpi(sb, "ugt", row, ci), a_elem, zero)
+    return sb.select(_cmpi(sb, "eq", row, ci), one, below)
+
+
+def lower_householder_product(op: Operation, b: Builder) -> List[Value]:
+    """``custom_call @ProductOfElementaryHouseholderReflectors(%a, %taus)``: LAPACK's
+    ``orgqr`` (the Q of a QR factorisation from ``geqrf``'s output), as JAX's
+    ``householder_product`` defines it.
+
+    ``a``: ``[..., m, n]`` float with m ≥ n; ``taus``: ``[..., k]`` with k ≤ n; the leading
+    dims are batch dims. Result ``[..., m, n]``: the first n columns of
+    Q = H_0 H_1 ... H_{k-1} with H_i = I - tau_i v_i v_i^T, where v_i is column i of ``a``
+    below the diagonal with an implicit 1 at row i and zeros above. Q starts as the m×n
+    identity and the reflectors are applied from the last (k static, so the loop is
+    unrolled at compile time): per reflector one generic computes w = v_i^T Q (a reduction
+    over rows) and one computes Q - tau_i v_i w^T. Complex element types (which use the
+    conjugate transpose) and other shapes raise CompileError."""
+    if len(op.operands) != 2 or len(op.results) != 1:
+        raise CompileError("'stablehlo.custom_call' @ProductOfElementaryHouseholderReflectors "
+                           "takes (a, taus) and gives one result", op.loc)
+    a, taus = op.operands
+    at, tt, rt = ranked(a, op), ranked(taus, op), ranked(op.results[0], op)
+    et = at.element_type
+    if not isinstance(et, T.FloatType):
+        raise CompileError(f"ProductOfElementaryHouseholderReflectors on element type {et} is "
+                           "not supported", op.loc)
+    if at.rank < 2 or tt.rank != at.rank - 1 or tt.shape[:-1] != at.shape[:-2] \
+            or tt.element_type != et or rt != at:
+        raise CompileError("ProductOfElementaryHouseholderReflectors expects a: [..., m, n], "
+                           f"taus: [..., k] and result type a's; got {at}, {tt} -> {rt}", op.loc)
+    batch = list(at.shape[:-2])
+    m, n = at.shape[-2:]
+    k = tt.shape[-1]
+    if m < n or k > n:
+        raise CompileError(f"ProductOfElementaryHouseholderReflectors needs m >= n >= k; got "
+                           f"m={m}, n={n}, k={k}", op.loc)
+    nb = len(batch)
+    bd = list(range(nb))
+    r_dim, c_dim = nb, nb + 1  # loop dims of the m×n generics: (batch..., r, c)
+
+    def index(sb, d):
+        return sb.op("linalg.index", [], T.index, {"dim": IntegerAttr(d, T.i64)})
+
+    def eye(sb, args):
+        same = _cmpi(sb, "eq", index(sb, r_dim), index(sb, c_dim))
+        return [sb.select(same, sb.constant(FloatAttr(1.0, et)), sb.constant(FloatAttr(0.0, et)))]
+
+    rank = nb + 2
+    par = ["parallel"] * rank
+    ident = dims_map(rank, bd + [r_dim, c_dim])
+    q = generic(b, [], [empty(b, batch + [m, n], et)], [ident], par, eye).result
+    zero = b.create("arith.constant", [], [et], {"value": FloatAttr(0.0, et)}).result
+    for i in reversed(range(k)):
+        col = AffineConst(i)
+        # w[b, c] = sum_r v_i[b, r] * Q[b, r, c]; loop dims (batch..., c, r), r reduced.
+        wr, wc = nb + 1, nb
+        w_init = fill(b, zero, batch + [n])
+
+        def w_body(sb, args, i=i, wr=wr):
+            v = _reflector_elem(sb, index(sb, wr), i, args[0])
+            return [sb.op("arith.addf", [args[2], sb.op("arith.mulf", [v, args[1]], et)], et)]
+
+        w = generic(b, [a, q], [w_init],
+                    [dims_map(rank, bd + [wr, col]), dims_map(rank, bd + [wr, wc]),
+                     dims_map(rank, bd + [wc])],
+                    ["parallel"] * (nb + 1) + ["reduction"], w_body).result
+
+        # Q'[b, r, c] = Q[b, r, c] - tau_i[b] * v_i[b, r] * w[b, c].
+        def q_body(sb, args, i=i):
+            a_e, tau, w_e, q_e = args[:4]
+            v = _reflector_elem(sb, index(sb, r_dim), i, a_e)
+            upd = sb.op("arith.mulf", [sb.op("arith.mulf", [tau, v], et), w_e], et)
+            return [sb.op("arith.subf", [q_e, upd], et)]
+
+        q = generic(b, [a, taus, w, q], [empty(b, batch + [m, n], et)],
+                    [dims_map(rank, bd + [r_dim, col]), dims_map(rank, bd + [col]),
+                     dims_map(rank, bd + [c_dim]), ident, ident], par, q_body).result
+    return [q]
+
+
+def lower_custom_call(op: Operation, b: Builder) -> Optional[List[Value]]:
+    """``@shape_assertion`` is dropped (always true for static shapes);
+    ``@ProductOfElementaryHouseholderReflectors`` is :func:`lower_householder_product`;
+    anything else is reported with its target name."""
     target = op.attributes.get("call_target_name")
     name = target.value if target is not None else "?"
     if name == "shape_assertion" and not op.results:
         op.erase()
         return None
+    if name == "ProductOfElementaryHouseholderReflectors":
+        return lower_householder_product(op, b)
     raise CompileError(f"'stablehlo.custom_call' @{name} is not supported", op.loc)
 
 
