@@ -41,7 +41,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 # numpy's BLAS (OpenBLAS) runs on one thread unless OPENBLAS_NUM_THREADS says otherwise:
 # on a small shared machine its threads spin-wait for each other and a 0.05 ms matmul
@@ -398,8 +398,43 @@ def _ratio(a: Optional[float], b: Optional[float]) -> str:
     return f"{a / b:.2f}×"
 
 
+def model_plans(root: Path) -> List[Tuple[str, int, Dict[str, int]]]:
+    """(model file, dispatch count, memory plan of its entry function) for every ``.mlir``
+    under ``root`` (../shared/models), compiled for target ``c``; files that do not compile
+    are left out."""
+    from ireec.compiler import compile_file
+    from ireec.ir.diagnostics import CompileError
+
+    rows = []
+    for path in sorted(root.rglob("*.mlir")):
+        try:
+            flow = compile_file(str(path), target="c", compile_to="flow")
+            out = compile_file(str(path), target="c")
+        except CompileError:
+            continue
+        for fn, plan in sorted(out.report.get("functions", {}).items()):
+            rows.append((f"{path.relative_to(root)} @{fn}", count_dispatches(flow.ir_text or ""), plan))
+    return rows
+
+
+def render_model_plans(rows) -> List[str]:
+    L = ["", "## Every model: dispatches and memory plan", "",
+         "Each file of `../shared/models` compiled for `c`: `flow.dispatch` ops after the flow "
+         "phase, and the static plan of the function's transients (bytes): the workspace arena, "
+         "its lower bound (the most bytes live at one point) and the sum of all transients "
+         "(what a plan without reuse would take).", "",
+         "| model | dispatches | arena | lower bound | arena / bound | transient sum |",
+         "|---|---:|---:|---:|---:|---:|"]
+    for name, nd, plan in rows:
+        bound = plan["lower_bound_bytes"]
+        ratio = f"{plan['arena_bytes'] / bound:.2f}" if bound else "—"
+        L.append(f"| {name} | {nd} | {plan['arena_bytes']} | {bound} | {ratio} | {plan['transient_sum_bytes']} |")
+    return L
+
+
 def render_results(results: Sequence[CaseResult], context: Dict[str, object], env: Dict[str, str],
-                   targets: Sequence[str], opts: Options, iree_note: Optional[str]) -> str:
+                   targets: Sequence[str], opts: Options, iree_note: Optional[str],
+                   plans: Sequence = ()) -> str:
     """RESULTS.md: machine, date, one row per case and target, skipped cells with their
     reason, and how it was measured."""
     L = ["# ireec benchmarks", "",
@@ -457,6 +492,8 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
     for r in results:
         L.append(f"- `{r.case.name}`: {r.case.what} (`{_display_path(r.case.path)}`, "
                  f"function `@{r.case.function}`)")
+    if plans:
+        L += render_model_plans(plans)
     if skipped:
         L += ["", "## Skipped or failing", ""] + skipped
     L += ["", "## How measured", "",
@@ -595,7 +632,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for case in cases:
         log(f"{case.name}: {case.what}")
         results.append(run_case(case, targets, opts, build_dir, use_iree, log))
-    text = render_results(results, context, env, targets, opts, iree_note)
+    models = shared_dir() / "models"
+    plans = model_plans(models) if models.is_dir() and not args.cases else []
+    text = render_results(results, context, env, targets, opts, iree_note, plans)
     if args.output == "-":
         sys.stdout.write(text)
     else:

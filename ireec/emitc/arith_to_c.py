@@ -133,7 +133,7 @@ def _scaling_cast(name: str, op: Operation) -> str:
     sc_t = op.operands[1].type
     scale = "{1}"
     if not (isinstance(sc_t, T.FloatType) and sc_t.name == "f8E8M0FNU"):
-        scale = f"ireec_round_to_f8e8m0fnu((float){{1}})"
+        scale = "ireec_round_to_f8e8m0fnu((float){1})"
     if name == "arith.scaling_extf":
         return f"(({{T}}){{0}} * ({{T}}){scale})"
     return f"({{T}})(({{S}}){{0}} / ({{S}}){scale})"

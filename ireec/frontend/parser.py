@@ -1106,7 +1106,7 @@ class Parser:
             self.expect(":")
             self.expect("{")
             while not self.try_punct("}"):
-                dialect = self.parse_bare_id()
+                self.parse_bare_id()  # the dialect owning the following blobs
                 self.expect(":")
                 self.expect("{")
                 while not self.try_punct("}"):

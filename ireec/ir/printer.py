@@ -7,7 +7,7 @@ deterministic and parses back to the same IR (tested as a round trip).
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Sequence
 
 from ..dialects.registry import has_trait, load_all_dialects, op_def
 from .attributes import Attribute, UnitAttr, _key_str

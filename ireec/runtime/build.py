@@ -7,7 +7,7 @@ parallel and links them. The output path is replaced atomically, so a process th
 the old library loaded keeps a consistent file.
 
 Toolchain: ``$CC`` (default ``cc``) and ``$CFLAGS`` are honoured, ``$CFLAGS`` after the target's
-flags (``ireec.targets``: ``-std=c99 -O3 -fno-math-errno -ffp-contract=off``, plus
+flags (``ireec.targets``: ``-std=c99 -O3 -fno-math-errno -fno-trapping-math -ffp-contract=off``, plus
 ``-fopenmp`` for openmp) so that e.g. ``CFLAGS=-O2`` wins, and ``extra_cflags`` (the CLI's
 ``--cflags``) last; ``$NVCC`` (default ``nvcc``) and
 ``$NVCCFLAGS`` for the cuda target.
@@ -22,7 +22,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 __all__ = [
     "BuildError",

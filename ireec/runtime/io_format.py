@@ -37,7 +37,6 @@ Every malformed spec raises :class:`InputError` (a ``ValueError``) with a one-li
 """
 from __future__ import annotations
 
-import io
 import math
 import os
 import re

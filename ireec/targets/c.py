@@ -71,20 +71,20 @@ class CTarget:
     ``$CFLAGS`` and ``--cflags``, which therefore win): C99, ``-O3`` (GCC's loop
     vectorizer; ``-O2`` in GCC 12 only vectorizes with the "very cheap" cost model),
     ``-fno-math-errno`` (libm calls such as sqrt may become instructions: errno is never
-    read by generated code) and ``-ffp-contract=off`` (no fused multiply-add: every float
+    read by generated code), ``-fno-trapping-math`` (floating-point exceptions are never
+    observed, so compares and selects if-convert and loops such as relu or NaN-propagating
+    max vectorize; values are unchanged) and ``-ffp-contract=off`` (no fused multiply-add: every float
     operation is rounded as written, so results match numpy's and do not depend on
     ``-march``). No ``-ffast-math``: reassociating reductions would change results.
     """
 
     name = "c"
     templates = "c"
-    cflags = ("-std=c99", "-O3", "-fno-math-errno", "-ffp-contract=off")
+    cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off")
     ldflags: tuple = ()
 
     def render(self, module: Operation, ctx: PassContext) -> Dict[str, str]:
         """File name → text of every generated source (deterministic)."""
-        from ..emitc.ctypes import storage_ctype  # noqa: F401  (kept for template users)
-
         env = _env()
         mod = ctx.module_name
         kernels: List[dict] = []

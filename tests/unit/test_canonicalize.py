@@ -4,7 +4,6 @@ end to end against numpy."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import ireec
 from ireec.frontend.parser import parse_source

@@ -14,7 +14,7 @@ from typing import Dict, List
 
 from ...dialects.func import func_name
 from ...ir import types as T
-from ...ir.attributes import ArrayAttr, DenseArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
+from ...ir.attributes import DenseArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value, make_module
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .form_dispatch_regions import captured_values

@@ -25,7 +25,7 @@ from ...ir.affine import AffineMap
 from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
-from ...dialects.linalg import build_generic, outputs
+from ...dialects.linalg import build_generic
 from ...ir.affine import AffineDim
 from ..pass_base import Pass, PassContext, register_pass
 from .memref_utils import memref_for, strided_memref, strides_and_offset
@@ -292,7 +292,7 @@ class BufferizePass(Pass):
 
     def _pad(self, b, op, buf, pref):
         src = op.operands[0]
-        low, high = _static(op, "static_low"), _static(op, "static_high")
+        low = _static(op, "static_low")
         dst = self._dest(b, op.results[0], pref)
         yield_op = op.body.terminator
         pad_val = yield_op.operands[0]
