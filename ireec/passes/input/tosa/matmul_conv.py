@@ -115,16 +115,18 @@ def _matmul(op: Operation, b: Builder):
 PATTERNS["tosa.matmul"] = _matmul
 
 
-def _conv2d(op: Operation, b: Builder):
+def _conv_operands(op: Operation):
+    """What tosa.conv2d and tosa.depthwise_conv2d share: input, weights and bias, their static
+    types and the result's, pad/stride/dilation (TOSA's defaults) and the zero points."""
     x, w, bias = op.operands[0], op.operands[1], op.operands[2]
-    xt = static(op, x)
-    wt = static(op, w)
-    rt = static(op, op.results[0])
-    pad = int_array_attr(op, "pad") or [0, 0, 0, 0]
-    stride = int_array_attr(op, "stride") or [1, 1]
-    dilation = int_array_attr(op, "dilation") or [1, 1]
-    in_zp = _zero_point(op, 3, "input_zp")
-    w_zp = _zero_point(op, 4, "weight_zp")
+    return (x, w, bias, static(op, x), static(op, w), static(op, op.results[0]),
+            int_array_attr(op, "pad") or [0, 0, 0, 0], int_array_attr(op, "stride") or [1, 1],
+            int_array_attr(op, "dilation") or [1, 1],
+            _zero_point(op, 3, "input_zp"), _zero_point(op, 4, "weight_zp"))
+
+
+def _conv2d(op: Operation, b: Builder):
+    x, w, bias, xt, wt, rt, pad, stride, dilation, in_zp, w_zp = _conv_operands(op)
     acc = _acc_type(op, rt.element_type)
     if xt.rank != 4 or wt.rank != 4:
         raise fail(op, "needs NHWC input and OHWI weights")
@@ -148,15 +150,7 @@ PATTERNS["tosa.conv2d"] = _conv2d
 
 
 def _depthwise_conv2d(op: Operation, b: Builder):
-    x, w, bias = op.operands[0], op.operands[1], op.operands[2]
-    xt = static(op, x)
-    wt = static(op, w)
-    rt = static(op, op.results[0])
-    pad = int_array_attr(op, "pad") or [0, 0, 0, 0]
-    stride = int_array_attr(op, "stride") or [1, 1]
-    dilation = int_array_attr(op, "dilation") or [1, 1]
-    in_zp = _zero_point(op, 3, "input_zp")
-    w_zp = _zero_point(op, 4, "weight_zp")
+    x, w, bias, xt, wt, rt, pad, stride, dilation, in_zp, w_zp = _conv_operands(op)
     if in_zp or w_zp:
         raise fail(op, "with non-zero zero points is not supported")
     acc = _acc_type(op, rt.element_type)
