@@ -249,20 +249,27 @@ def print_cast(pr, op):
     _trailing(pr, op, f"{op.operands[0].type} to {op.results[0].type}")
 
 
-def _parse_scaling(p, name, loc):
-    """``%in, %scale flags attr-dict : t_in, t_scale to t_out`` (scaling_extf/truncf)."""
+def parse_two_typed_operands(p):
+    """``%a, %b flags attr-dict : t_a, t_b``: the two resolved operands and the attributes
+    (shared by ops whose operands have different types: scaling_extf/truncf, math.fpowi)."""
     a = p.parse_operand()
     p.expect(",")
-    s = p.parse_operand()
+    b = p.parse_operand()
     attrs = parse_flags(p)
     attrs.update(p.parse_optional_attr_dict())
     p.expect(":")
     ta = p.parse_type()
     p.expect(",")
-    ts = p.parse_type()
+    tb = p.parse_type()
+    return [p.resolve(a, ta), p.resolve(b, tb)], attrs
+
+
+def _parse_scaling(p, name, loc):
+    """``%in, %scale flags attr-dict : t_in, t_scale to t_out`` (scaling_extf/truncf)."""
+    operands, attrs = parse_two_typed_operands(p)
     p.expect_keyword("to")
     dst = p.parse_type()
-    return Operation(name, [p.resolve(a, ta), p.resolve(s, ts)], [dst], attrs, loc=loc)
+    return Operation(name, operands, [dst], attrs, loc=loc)
 
 
 def _print_scaling(pr, op):

@@ -46,6 +46,7 @@ from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, DenseArrayAttr
 from ..ir.core import Block, Builder, Operation, Region, Value
 from .arith import ScalarBuilder
 from .registry import register
+from .syntax import parse_terminator, print_terminator
 from .tensor import (dynamic_index_list_str, i64_array, parse_dynamic_index_list,
                      segment_sizes, split_segments)
 
@@ -847,22 +848,6 @@ def _print_index(pr, op):
     pr.write(f" : {op.results[0].type}")
 
 
-def _parse_yield(p, name, loc):
-    refs = p.parse_operand_list()
-    attrs = p.parse_optional_attr_dict()
-    types = p.parse_colon_type_list() if refs else []
-    return Operation(name, p.resolve_list(refs, types), [], attrs, loc=loc)
-
-
-def _print_yield(pr, op):
-    if op.operands:
-        pr.write(" ")
-        pr.print_operands(op.operands)
-    pr.print_attr_dict(op.attributes)
-    if op.operands:
-        pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
-
-
 # ================================================================ registration
 # Structured ops are not registered "pure": on memrefs they write their outputs.
 register("linalg.generic", _parse_generic, _print_generic)
@@ -878,4 +863,4 @@ register("linalg.unpack", _parse_pack, _print_pack)
 register("tensor.pack", _parse_pack, _print_pack, traits=("pure",))  # names before LLVM 21
 register("tensor.unpack", _parse_pack, _print_pack, traits=("pure",))
 register("linalg.index", _parse_index, _print_index, traits=("pure",))
-register("linalg.yield", _parse_yield, _print_yield, traits=("terminator",))
+register("linalg.yield", parse_terminator, print_terminator, traits=("terminator",))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..ir import types as T
 from ..ir.core import Operation
-from .arith import (FLAG_ATTRS, parse_binary, parse_flags, parse_unary, print_binary,
+from .arith import (FLAG_ATTRS, parse_binary, parse_flags, parse_two_typed_operands, parse_unary, print_binary,
                     print_flags, print_unary, with_element_type)
 from .registry import register
 
@@ -41,16 +41,8 @@ def _parse_fma(p, name, loc):
 
 
 def _parse_fpowi(p, name, loc):
-    a = p.parse_operand()
-    p.expect(",")
-    b = p.parse_operand()
-    attrs = parse_flags(p)
-    attrs.update(p.parse_optional_attr_dict())
-    p.expect(":")
-    ta = p.parse_type()
-    p.expect(",")
-    tb = p.parse_type()
-    return Operation(name, [p.resolve(a, ta), p.resolve(b, tb)], [ta], attrs, loc=loc)
+    operands, attrs = parse_two_typed_operands(p)
+    return Operation(name, operands, [operands[0].type], attrs, loc=loc)
 
 
 def _print_fpowi(pr, op):

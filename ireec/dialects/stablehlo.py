@@ -31,6 +31,7 @@ from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, Den
 from ..ir.core import Block, Operation, Region
 from ..ir.diagnostics import CompileError
 from .registry import register
+from .syntax import parse_terminator, print_terminator
 
 # =====================================================================================
 # Dialect attributes: canonical spelling
@@ -650,9 +651,10 @@ def _make_dims_op(kw: str, attr: str, n_operands: int, same_type: bool = False):
     return parse, print_
 
 
-# --- ops of the form  operands, kw = <int> ------------------------------------------
-def _make_int_op(kw: str, attr: str, n_operands: int, width: int = 64, variadic: bool = False):
-    it = T.IntegerType(width)
+# --- ops of the form  operands, kw = <value> ---------------------------------------
+def _make_kw_op(kw: str, attr: str, n_operands: int, parse_value, print_value, variadic: bool = False):
+    """``%a, %b, kw = <value> {attrs} : (types) -> types``; ``parse_value(p)`` returns the
+    attribute stored under ``attr``, ``print_value(attribute)`` its text."""
 
     def parse(p, name, loc):
         if variadic:
@@ -663,9 +665,9 @@ def _make_int_op(kw: str, attr: str, n_operands: int, width: int = 64, variadic:
             refs = [_parse_operand_then(p) for _ in range(n_operands)]
         p.expect_keyword(kw)
         p.expect("=")
-        v = p.parse_integer()
+        value = parse_value(p)
         attrs = p.parse_optional_attr_dict()
-        attrs[attr] = IntegerAttr(v, it)
+        attrs[attr] = value
         p.expect(":")
         ft = parse_fn_type(p)
         return Operation(name, _resolve_fn(p, refs, ft, loc), ft.results, sorted_attrs(attrs),
@@ -673,11 +675,17 @@ def _make_int_op(kw: str, attr: str, n_operands: int, width: int = 64, variadic:
 
     def print_(pr, op):
         pr.write(" " + "".join(pr.name_of(v) + ", " for v in op.operands))
-        pr.write(f"{kw} = {op.attributes[attr].value}")
+        pr.write(f"{kw} = {print_value(op.attributes[attr])}")
         pr.print_attr_dict(op.attributes, elided=(attr,))
         print_fn_type(pr, op)
 
     return parse, print_
+
+
+def _make_int_op(kw: str, attr: str, n_operands: int, width: int = 64, variadic: bool = False):
+    it = T.IntegerType(width)
+    return _make_kw_op(kw, attr, n_operands, lambda p: IntegerAttr(p.parse_integer(), it),
+                       lambda a: a.value, variadic)
 
 
 # --- pad -----------------------------------------------------------------------------
@@ -1244,42 +1252,10 @@ def _print_fft(pr, op):
 
 
 def _make_enum_kw_op(n_operands: int, kw: str, attr: str, kind: str):
-    def parse(p, name, loc):
-        refs = [_parse_operand_then(p) for _ in range(n_operands)]
-        p.expect_keyword(kw)
-        p.expect("=")
-        v = p.parse_bare_id(kind)
-        attrs = p.parse_optional_attr_dict()
-        attrs[attr] = enum_attr(kind, v)
-        p.expect(":")
-        ft = parse_fn_type(p)
-        return Operation(name, _resolve_fn(p, refs, ft, loc), ft.results, sorted_attrs(attrs),
-                         loc=loc)
-
-    def print_(pr, op):
-        pr.write(" " + "".join(pr.name_of(v) + ", " for v in op.operands))
-        pr.write(f"{kw} = {enum_value(op.attributes[attr])}")
-        pr.print_attr_dict(op.attributes, elided=(attr,))
-        print_fn_type(pr, op)
-
-    return parse, print_
+    return _make_kw_op(kw, attr, n_operands, lambda p: enum_attr(kind, p.parse_bare_id(kind)), enum_value)
 
 
 # --- return / optimization_barrier / tuple / get_tuple_element / after_all -----------
-def _parse_return(p, name, loc):
-    refs = p.parse_operand_list()
-    attrs = p.parse_optional_attr_dict()
-    types = p.parse_colon_type_list() if refs else []
-    return Operation(name, p.resolve_list(refs, types), (), attrs, loc=loc)
-
-
-def _print_return(pr, op):
-    if op.operands:
-        pr.write(" ")
-        pr.print_operands(op.operands)
-    pr.print_attr_dict(op.attributes)
-    if op.operands:
-        pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
 
 
 def _parse_opt_barrier(p, name, loc):
@@ -1520,7 +1496,7 @@ _reg("fft", _parse_fft, _print_fft)
 _reg("rng", *_make_enum_kw_op(3, "distribution", "rng_distribution", "rng_distribution"),
      traits=())
 _reg("rng_bit_generator", *_make_enum_kw_op(1, "algorithm", "rng_algorithm", "rng_algorithm"))
-_reg("return", _parse_return, _print_return, traits=("pure", "terminator"))
+_reg("return", parse_terminator, print_terminator, traits=("pure", "terminator"))
 _reg("optimization_barrier", _parse_opt_barrier, _print_opt_barrier, traits=())
 _reg("tuple", _parse_tuple, _print_tuple)
 _reg("get_tuple_element", _parse_get_tuple_element, _print_get_tuple_element)

@@ -26,6 +26,7 @@ from ..ir import types as T
 from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, UnitAttr
 from ..ir.core import Block, Operation, Value
 from .registry import register
+from .syntax import parse_terminator, print_terminator
 
 K_DYNAMIC = -9223372036854775808  # ShapedType::kDynamic
 
@@ -479,20 +480,6 @@ def _print_generate(pr, op):
 
 
 # ------------------------------------------------------------------------ yield
-def _parse_yield(p, name, loc):
-    refs = p.parse_operand_list()
-    attrs = p.parse_optional_attr_dict()
-    types = p.parse_colon_type_list() if refs else []
-    return Operation(name, p.resolve_list(refs, types), [], attrs, loc=loc)
-
-
-def _print_yield(pr, op):
-    if op.operands:
-        pr.write(" ")
-        pr.print_operands(op.operands)
-    pr.print_attr_dict(op.attributes)
-    if op.operands:
-        pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
 
 
 # ----------------------------------------------------------------- registration
@@ -515,4 +502,4 @@ register("tensor.from_elements", _parse_from_elements, _print_from_elements, tra
 register("tensor.concat", _parse_concat, _print_concat, traits=_PURE)
 register("tensor.pad", _parse_pad, _print_pad, traits=_PURE)
 register("tensor.generate", _parse_generate, _print_generate, traits=_PURE)
-register("tensor.yield", _parse_yield, _print_yield, traits=("terminator",))
+register("tensor.yield", parse_terminator, print_terminator, traits=("terminator",))

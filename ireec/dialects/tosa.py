@@ -36,6 +36,7 @@ from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, TypeAttr, Uni
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from .registry import register as _register
+from .syntax import parse_terminator, print_terminator
 from .stablehlo import safe_printer
 
 
@@ -152,22 +153,6 @@ def print_tosa_op(pr, op):
     pr.print_attr_dict(op.attributes)
     pr.write(" : " + str(T.FunctionType(tuple(v.type for v in op.operands),
                                         tuple(op.result_types))))
-
-
-def _parse_yield(p, name, loc):
-    refs = p.parse_operand_list()
-    attrs = p.parse_optional_attr_dict()
-    types = p.parse_colon_type_list() if refs else []
-    return Operation(name, p.resolve_list(refs, types), (), attrs, loc=loc)
-
-
-def _print_yield(pr, op):
-    if op.operands:
-        pr.write(" ")
-        pr.print_operands(op.operands)
-    pr.print_attr_dict(op.attributes)
-    if op.operands:
-        pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
 
 
 def _parse_init_list(p):
@@ -313,7 +298,7 @@ for _op in OTHER:
     register(f"tosa.{_op}", parse_tosa_op, print_tosa_op)
 # tosa.const: parses both syntaxes, prints generic (valid for every MLIR version).
 register("tosa.const", parse_tosa_op, None, traits=("pure",))
-register("tosa.yield", _parse_yield, _print_yield, traits=("pure", "terminator"))
+register("tosa.yield", parse_terminator, print_terminator, traits=("pure", "terminator"))
 register("tosa.cond_if", _parse_cond_if, _print_cond_if_checked)
 register("tosa.while_loop", _parse_while_loop, _print_while_loop_checked)
 
