@@ -69,14 +69,17 @@ def _parse_func(p, name, loc):
 
 
 def func_type(op) -> T.FunctionType:
+    """The FunctionType of a ``func.func``."""
     return op.attributes["function_type"].value
 
 
 def func_name(op) -> str:
+    """The symbol name of a ``func.func`` (without ``@``)."""
     return op.attributes["sym_name"].value
 
 
 def is_declaration(op) -> bool:
+    """Whether a ``func.func`` has no body."""
     return not op.regions or not op.regions[0].blocks
 
 
@@ -156,6 +159,7 @@ def _print_call(pr, op):
 
 
 def callee_name(op) -> str:
+    """The symbol a ``func.call`` calls (without ``@``)."""
     c = op.attributes["callee"]
     return c.root if isinstance(c, SymbolRefAttr) else str(c)
 

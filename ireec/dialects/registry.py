@@ -27,6 +27,8 @@ OPS: Dict[str, OpDef] = {}
 
 
 def register(name: str, parse=None, print=None, verify=None, traits=()) -> OpDef:
+    """Register op ``name`` with its custom-syntax ``parse(p, name, loc)`` / ``print(pr, op)``
+    (None: generic form), an optional ``verify(op)`` and its traits."""
     d = OPS.get(name)
     if d is None:
         d = OPS[name] = OpDef(name)
@@ -42,10 +44,12 @@ def register(name: str, parse=None, print=None, verify=None, traits=()) -> OpDef
 
 
 def op_def(name: str) -> Optional[OpDef]:
+    """The registration of op ``name``, or None."""
     return OPS.get(name)
 
 
 def has_trait(op_or_name, trait: str) -> bool:
+    """Whether ``op``'s registration carries ``trait`` (e.g. 'terminator', 'pure')."""
     name = op_or_name if isinstance(op_or_name, str) else op_or_name.name
     d = OPS.get(name)
     return d is not None and trait in d.traits

@@ -59,10 +59,15 @@ def functions(module: Operation) -> List[Operation]:
     return [op for op in module.body.ops if op.name == "func.func"]
 
 
+def defined_functions(module: Operation) -> List[Operation]:
+    """The ``func.func`` ops directly inside ``module`` that have a body."""
+    return [f for f in functions(module) if f.regions and f.regions[0].blocks]
+
+
 def apply_to_functions(module: Operation, fn: Callable[[Operation], None]) -> None:
-    for f in functions(module):
-        if f.regions and f.regions[0].blocks:
-            fn(f)
+    """Call ``fn`` on every ``func.func`` of ``module`` that has a body."""
+    for f in defined_functions(module):
+        fn(f)
 
 
 def is_attached(op: Operation, root: Operation) -> bool:

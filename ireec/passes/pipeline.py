@@ -79,4 +79,5 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
 
 
 def passes_for(phase: str) -> List[Tuple[Type[Pass], str]]:
+    """The (pass class, reason) pairs of ``phase``, in pipeline order."""
     return [(cls, why) for p, cls, why in PIPELINE if p == phase]

@@ -49,6 +49,7 @@ def _env() -> jinja2.Environment:
 
 
 def runtime_header() -> str:
+    """Text of ``runtime_c/ireec_runtime.h``, copied next to every generated module."""
     return importlib.resources.files("ireec.runtime_c").joinpath("ireec_runtime.h").read_text()
 
 
@@ -168,6 +169,7 @@ _TARGETS = {"c": CTarget, "openmp": OpenMPTarget, "llvm-cpu": CTarget}
 
 
 def get_target(name: str):
+    """The target object for ``name`` ('c', 'openmp'; 'llvm-cpu' is 'c'). CompileError for others."""
     try:
         return _TARGETS[name]()
     except KeyError:

@@ -192,7 +192,8 @@ def check_source(text: str, filename: str, target: str = "c") -> List[TestResult
 
     A test whose code fails to compile is dropped and the rest compiled again; when an error
     lies outside the tests (a private helper), each test is compiled alone."""
-    names = test_functions(parse_source(text, filename))
+    parsed = parse_source(text, filename)  # read-only: each compilation parses afresh
+    names = test_functions(parsed)
     if not names:
         return []
     unsupported: Dict[str, TestResult] = {}
@@ -204,7 +205,7 @@ def check_source(text: str, filename: str, target: str = "c") -> List[TestResult
         try:
             output = compile_module(module, filename, target=target)
         except CompileError as e:
-            bad = _function_at(parse_source(text, filename), e.loc)
+            bad = _function_at(parsed, e.loc)
             if bad is None or bad not in remaining:
                 return _one_by_one(text, filename, target, names)
             unsupported[bad] = TestResult(bad, "unsupported", e.render().splitlines()[0])

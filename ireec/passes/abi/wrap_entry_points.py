@@ -17,6 +17,7 @@ from ..pass_base import Pass, PassContext, functions, register_pass
 
 
 def is_public(f: Operation) -> bool:
+    """Whether ``f`` is exported (no ``sym_visibility`` or ``public``)."""
     v = f.attributes.get("sym_visibility")
     return v is None or v.value == "public"
 
@@ -59,6 +60,8 @@ class WrapEntryPointsPass(Pass):
 
     @classmethod
     def wrap(cls, f: Operation) -> None:
+        """Give public function ``f`` the buffer-view ABI. CompileError for dynamic shapes and
+        sub-byte element types at the boundary."""
         cls.scalars_as_tensors(f)
         ft = func_type(f)
         for t in list(ft.inputs) + list(ft.results):

@@ -16,7 +16,7 @@ from ...dialects.func import func_name
 from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value, make_module
-from ..pass_base import Pass, PassContext, functions, register_pass
+from ..pass_base import Pass, PassContext, defined_functions, register_pass
 from .form_dispatch_regions import captured_values
 
 
@@ -80,9 +80,7 @@ class OutlineDispatchRegionsPass(Pass):
     name = "iree-flow-outline-dispatch-regions"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        for f in functions(module):
-            if not (f.regions and f.regions[0].blocks):
-                continue
+        for f in defined_functions(module):
             n = 0
             for op in list(f.walk()):
                 if op.name == "flow.dispatch.region":
@@ -150,4 +148,5 @@ def executable_entry(exe: Operation) -> Operation:
 
 
 def executables(module: Operation, kind: str = "flow.executable") -> List[Operation]:
+    """The executables (ops named ``kind``) at the top of ``module``."""
     return [op for op in module.body.ops if op.name == kind]

@@ -34,6 +34,7 @@ def strides_and_offset(t: T.MemRefType) -> Tuple[List[int], int]:
 
 
 def strided_memref(shape, et, strides, offset) -> T.MemRefType:
+    """``memref<shape x et, strided<strides, offset: offset>>`` (strides and offset in elements)."""
     if list(strides) == identity_strides(shape) and offset == 0:
         return T.MemRefType(tuple(shape), et)
     return T.MemRefType(tuple(shape), et, OpaqueAttr(
@@ -41,4 +42,5 @@ def strided_memref(shape, et, strides, offset) -> T.MemRefType:
 
 
 def memref_for(t: T.TensorType) -> T.MemRefType:
+    """The identity-layout memref of a static tensor type."""
     return T.MemRefType(tuple(t.shape), t.element_type)

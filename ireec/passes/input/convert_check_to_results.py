@@ -51,6 +51,8 @@ class ConvertCheckToResultsPass(Pass):
 
     @staticmethod
     def convert(f: Operation, checks: List[Operation]) -> List[Dict[str, object]]:
+        """Turn the check ops of test function ``f`` into results; returns their table entries.
+        CompileError when ``f`` returns from more than one place."""
         ft = func_type(f)
         returns = [op for op in f.walk() if op.name == "func.return" and op.parent_op is f]
         if len(returns) != 1:

@@ -47,6 +47,7 @@ class ConvertGlobalsPass(Pass):
         globals_: Dict[str, Operation] = {op.attributes["sym_name"].value: op
                                           for op in module.body.ops if op.name == "util.global"}
         stored = {op.attributes["global"].root for op in module.walk() if op.name == "util.global.store"}
+        values: Dict[str, object] = {}  # each folded global's value, built once
         for op in list(module.walk()):
             if op.name == "util.global.address":
                 for u in list(op.results[0].users):
@@ -63,8 +64,10 @@ class ConvertGlobalsPass(Pass):
                 if g is None:
                     raise CompileError(f"unknown global @{name}", op.loc)
                 if name not in stored and "is_mutable" not in g.attributes:
+                    if name not in values:
+                        values[name] = initial_value(g)
                     c = Builder.before(op).create("arith.constant", [], [op.results[0].type],
-                                                  {"value": initial_value(g)})
+                                                  {"value": values[name]})
                     op.replace_with([c.result])
         for name, g in globals_.items():
             if name not in stored and "is_mutable" not in g.attributes:

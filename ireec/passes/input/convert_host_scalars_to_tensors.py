@@ -21,7 +21,7 @@ from ...dialects import linalg
 from ...ir import types as T
 from ...ir.affine import AffineMap
 from ...ir.core import Builder, Operation, Value
-from ..pass_base import Pass, PassContext, functions, register_pass
+from ..pass_base import Pass, PassContext, defined_functions, register_pass
 
 _SCALAR = (T.IntegerType, T.FloatType, T.IndexType)
 
@@ -46,9 +46,7 @@ class ConvertHostScalarsToTensorsPass(Pass):
     name = "convert-host-scalars-to-tensors"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        for f in functions(module):
-            if not f.regions or not f.regions[0].blocks:
-                continue
+        for f in defined_functions(module):
             boxed: Dict[Value, Value] = {}
             for blk in list(f.regions[0].blocks):
                 for op in list(blk.ops):

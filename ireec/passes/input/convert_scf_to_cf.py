@@ -21,7 +21,7 @@ from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, IntegerAttr
 from ...ir.core import Block, Builder, Operation, Value
 from ...ir.diagnostics import CompileError
-from ..pass_base import Pass, PassContext, functions, register_pass
+from ..pass_base import Pass, PassContext, defined_functions, register_pass
 
 _SCF = ("scf.if", "scf.while", "scf.for", "scf.index_switch", "scf.execute_region")
 
@@ -93,9 +93,7 @@ class ConvertScfToCfPass(Pass):
     name = "convert-scf-to-cf"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        for f in functions(module):
-            if not f.regions or not f.regions[0].blocks:
-                continue
+        for f in defined_functions(module):
             while True:
                 op = next((o for blk in f.regions[0].blocks for o in blk.ops if o.name in _SCF), None)
                 if op is None:

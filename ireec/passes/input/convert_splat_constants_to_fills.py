@@ -12,7 +12,7 @@ from ...ir import types as T
 from ...dialects.linalg import build_named_region
 from ...ir.attributes import DenseArrayAttr, DenseElementsAttr, FloatAttr, IntegerAttr
 from ...ir.core import Builder, Operation
-from ..pass_base import Pass, PassContext, functions, register_pass
+from ..pass_base import Pass, PassContext, defined_functions, register_pass
 
 MAX_POOLED_SPLAT_ELEMENTS = 256  # elements; a 1 KiB f32 splat is cheaper as data than as a dispatch
 
@@ -30,9 +30,7 @@ class ConvertSplatConstantsToFillsPass(Pass):
     name = "iree-flow-convert-splat-constants-to-fills"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        for f in functions(module):
-            if not f.regions or not f.regions[0].blocks:
-                continue
+        for f in defined_functions(module):
             for blk in f.regions[0].blocks:
                 for op in list(blk.ops):
                     if op.name != "arith.constant":

@@ -45,6 +45,8 @@ class InlinePass(Pass):
 
     @staticmethod
     def inline(call: Operation, callee: Operation) -> None:
+        """Replace ``call`` by a copy of ``callee``'s body (splitting the block when the callee has
+        several blocks)."""
         mapping: Dict[Value, Value] = {a: v for a, v in zip(callee.body.args, call.operands)}
         body = callee.regions[0].clone(mapping)
         blocks = list(body.blocks)

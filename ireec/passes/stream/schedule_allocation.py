@@ -23,7 +23,7 @@ from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DictAttr, DenseElements
                               IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, to_raw_bytes)
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
-from ..pass_base import Pass, PassContext, functions, register_pass
+from ..pass_base import Pass, PassContext, defined_functions, register_pass
 
 ALIGNMENT = 64  # bytes; IREE's default resource alignment (stream.alignment = 64)
 RESOURCE_EXTERNAL = T.OpaqueType("stream", "resource<external>")
@@ -33,10 +33,12 @@ RESOURCE_VARIABLE = T.OpaqueType("stream", "resource<variable>")
 
 
 def align(n: int, a: int = ALIGNMENT) -> int:
+    """``n`` rounded up to a multiple of ``a`` bytes (default: the 64-byte resource alignment)."""
     return (n + a - 1) // a * a
 
 
 def tensor_bytes(t: T.TensorType) -> int:
+    """Bytes of a static tensor as stored (i1 and sub-byte elements take a byte each)."""
     return t.num_elements * T.storage_bytes(t.element_type)
 
 
@@ -83,6 +85,8 @@ def peak_live_bytes(buffers: List[Tuple[int, int, int]]) -> int:
 
 
 def constant_bytes(op: Operation, module: Operation) -> bytes:
+    """The stored bytes of a tensor ``arith.constant`` (dense or dense_resource). CompileError when a
+    resource blob is missing or has the wrong size."""
     v = op.attributes["value"]
     if isinstance(v, DenseElementsAttr):
         return to_raw_bytes(v.array, v.type.element_type)
@@ -127,8 +131,8 @@ class ScheduleAllocationPass(Pass):
         self.module = module
         self.globals = self._place_globals(module)
         report = ctx.report.setdefault("functions", {})
-        for f in functions(module):
-            if f.regions and f.regions[0].blocks and "iree.abi.stub" in f.attributes:
+        for f in defined_functions(module):
+            if "iree.abi.stub" in f.attributes:
                 plan = report[func_name(f)] = self.plan(f)
                 f.attributes["stream.memory_plan"] = DictAttr(tuple(
                     (k, IntegerAttr(plan[k], T.index)) for k in
@@ -181,6 +185,9 @@ class ScheduleAllocationPass(Pass):
         return off
 
     def plan(self, f: Operation) -> dict:
+        """Place every tensor of host function ``f`` and rewrite it to stream ops; returns its report
+    entry (arena, lower bound and transient-sum bytes, transient count). CompileError for ops
+    the host cannot run."""
         blocks = list(f.regions[0].blocks)
         multi = len(blocks) > 1
         ops = [op for blk in blocks for op in blk.ops]
@@ -391,9 +398,9 @@ class ScheduleAllocationPass(Pass):
     @staticmethod
     def _branch_copies(op, ob, slots, resources, where, copy):
         """Tensor successor operands are copied into the slots of the block arguments they
-        bind (through fresh copies of nothing: every block argument has its own slot, and
-        a source that is itself an argument of the same block is read before any write
-        only if it is not overwritten first, so such branches copy in two steps)."""
+        bind (every block argument has its own slot); the branch keeps only its scalar
+        operands. A branch passing a destination block's own tensor arguments in another
+        order (a swap, which would need a temporary) is a CompileError."""
         if op.name == "cf.br":
             groups = [(op.successors[0], list(op.operands))]
             keep = []

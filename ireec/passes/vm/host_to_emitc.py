@@ -66,7 +66,8 @@ class _HostLowering:
         self.names: Dict[Value, str] = {}
         self.base: Dict[Value, str] = {}
         self.labels: Dict[Block, str] = {}
-        self.lines: List[str] = []
+        self.out = Block()
+        self.b = Builder.at_end(self.out, f.loc)
 
     def name(self, v: Value) -> str:
         if v not in self.names:
@@ -99,8 +100,6 @@ class _HostLowering:
             for v in values:
                 if v.uses and v.type != T.BUFFER_VIEW:
                     decls.append(f"{ctype(v.type)} {self.declare(v)};")
-        blk_out = Block()
-        b = Builder.at_end(blk_out, f.loc)
         for p in params:
             self.emit(f"(void){p.split()[-1].lstrip('*')};")
         for d in decls:
@@ -110,20 +109,13 @@ class _HostLowering:
                 self.emit(f"{self.labels[blk]}:;")
             for op in blk.ops:
                 self.lower(op)
-        for line in self.lines:
-            if line.startswith("\0call:"):
-                callee, args = line[6:].split("\0", 1)
-                b.create("emitc.call_opaque", [], [], {"callee": StringAttr(callee),
-                                                        "args": _str_array(args.split("\0") if args else [])})
-            else:
-                b.create("emitc.verbatim", [], [], {"value": StringAttr(line)})
         if not blocks[-1].ops or blocks[-1].ops[-1].name != "func.return":
-            b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
+            self.b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
         return Operation("emitc.func", attributes={
             "sym_name": StringAttr(f"{self.module_name}_{c_ident(fname)}"), "params": _str_array(params),
             "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
-        }, regions=[Region([blk_out])], loc=f.loc)
+        }, regions=[Region([self.out])], loc=f.loc)
 
     def address(self, res: Value, offset: int, indices, strides, et: T.Type) -> str:
         """``base + offset + sum(index * stride) * element bytes`` of a resource element."""
@@ -132,10 +124,12 @@ class _HostLowering:
         return f"{self.base[res]} + {' + '.join(terms)}"
 
     def emit(self, line: str) -> None:
-        self.lines.append(line)
+        """One C statement, verbatim."""
+        self.b.create("emitc.verbatim", [], [], {"value": StringAttr(line)})
 
     def call(self, callee: str, args: List[str]) -> None:
-        self.lines.append("\0call:" + callee + "\0" + "\0".join(args))
+        """``callee(args...);``"""
+        self.b.create("emitc.call_opaque", [], [], {"callee": StringAttr(callee), "args": _str_array(args)})
 
     def assign(self, v: Value, expr: str) -> None:
         if v.uses:
