@@ -431,6 +431,9 @@ class ConvertLinalgToLoopsPass(Pass):
         et = op.operands[n_in].type.element_type
         c0, c1 = ib.const(0), ib.const(1)
         cmr, cnr = ib.const(mr), ib.const(nr)
+        # Every constant the nest uses is created here, before the outermost loop: ``ib``
+        # inserts before ``op``, i.e. after any loop already built at the top.
+        ckc = ib.const(pack[2]) if pack is not None else None
         out_dims = {e.pos for e in generic_maps(op)[n_in].results}
         b = ib.b
         blk_ivs: Dict[int, Value] = {}
@@ -443,13 +446,13 @@ class ConvertLinalgToLoopsPass(Pass):
         k0 = None
         if pack is not None:
             x, k, kc = pack
-            kb = for_loop(b, c0, ubs[k], ib.const(kc))
+            kb = for_loop(b, c0, ubs[k], ckc)
             k0 = kb.args[0]
             b = Builder(kb, 0, op.loc)
             rj = maxes[j]
             pt = op.operands[x].type.element_type
             pbuf = b.create("memref.alloca", [], [T.MemRefType((kc, rj), pt)], {"ireec.c_shape": UnitAttr()}).result
-            pk = for_loop(b, c0, ib.const(kc), c1)
+            pk = for_loop(b, c0, ckc, c1)
             pb = Builder(pk, 0, op.loc)
             pj = for_loop(pb, c0, ends[j], c1)
             pb = Builder(pj, 0, op.loc)
@@ -469,7 +472,7 @@ class ConvertLinalgToLoopsPass(Pass):
             ivs: List = [None] * len(order)
             kk = None
             for d in extra:
-                ub = ib.const(pack[2]) if pack is not None and d == pack[1] else ubs[d]
+                ub = ckc if pack is not None and d == pack[1] else ubs[d]
                 body = for_loop(bb, c0, ub, c1)
                 ivs[d] = body.args[0]
                 bb = Builder(body, 0, op.loc)

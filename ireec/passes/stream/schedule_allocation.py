@@ -4,9 +4,10 @@ Mirrors IREE's Stream ``ScheduleAllocationPass`` + ``LayoutSlicesPass`` (whose p
 cites TFLite's greedy-by-size planner, tensorflow/lite/simple_memory_arena.cc). Inputs
 live in the caller's buffers, results are written in place into the caller's result
 buffers, constants are pooled into one read-only blob (64-byte aligned entries), and all
-other tensors are transients packed into one workspace arena: buffers sorted by size
-(largest first) take the lowest 64-byte aligned offset that does not overlap a buffer
-live at the same time. Reshapes alias their source.
+other tensors are transients packed into one workspace arena: buffers placed greedily
+(largest, longest-lived or first-used first) at a 64-byte aligned offset that does not
+overlap a buffer live at the same time; the smallest of those arenas wins. Reshapes alias
+their source.
 
 After the pass, the host function holds ``stream.*`` resource ops and
 ``stream.cmd.dispatch`` / ``stream.cmd.copy`` with byte offsets and sizes.
@@ -52,28 +53,94 @@ class Slot:
     size: int
 
 
-def pack_greedy_by_size(buffers: List[Tuple[int, int, int]]) -> Tuple[List[int], int]:
-    """Offsets for buffers given as (size, first_use, last_use), and the arena size.
-
-    Greedy by size (TFLite's ArenaPlanner strategy): largest first, each at the lowest
-    aligned offset whose byte range does not overlap any placed buffer with an
-    intersecting live interval [first_use, last_use].
-    """
-    order = sorted(range(len(buffers)), key=lambda i: (-buffers[i][0], buffers[i][1], i))
+def _place(buffers: List[Tuple[int, int, int]], order: List[int], best_fit: bool) -> Tuple[List[int], int]:
+    """Offsets of ``buffers`` (size, first_use, last_use) placed one by one in ``order``:
+    each takes an aligned offset that does not overlap any placed buffer with an
+    intersecting live interval [first_use, last_use]: the lowest such offset (first fit), or
+    the one in the smallest gap it fits (best fit; the top of the arena counts as an
+    unbounded gap). Returns the offsets and the aligned arena size."""
     placed: List[Tuple[int, int, int, int]] = []  # (offset, end, first, last)
     offsets = [0] * len(buffers)
     for i in order:
         size, first, last = buffers[i]
         live = sorted((o, e) for o, e, f, l in placed if not (l < first or last < f))
-        off = 0
+        off, best = 0, None
         for o, e in live:
             if off + size <= o:
-                break
+                if not best_fit:
+                    break
+                if best is None or o - off < best[0]:
+                    best = (o - off, off)
             off = max(off, align(e))
+        if best_fit and best is not None:
+            off = best[1]
         offsets[i] = off
         placed.append((off, off + size, first, last))
     arena = align(max((o + s for o, (s, _, _) in zip(offsets, buffers)), default=0))
     return offsets, arena
+
+
+#: Orders tried by :func:`pack_transients`, each with first fit and best fit. "size" is
+#: TFLite's greedy-by-size (tensorflow/lite/simple_memory_arena.cc, ArenaPlanner);
+#: "breadth" (size x lifetime, largest first) and "first use" are the other two greedy
+#: orders of Pisarchyk & Lee, "Efficient Memory Management for Deep Neural Net Inference"
+#: (2020), whose best-of several heuristics is what TFLite's planners converge to.
+PACKING_ORDERS = (
+    ("size", lambda b, i: (-b[i][0], b[i][1], i)),
+    ("breadth", lambda b, i: (-b[i][0] * (b[i][2] - b[i][1] + 1), -b[i][0], i)),
+    ("first use", lambda b, i: (b[i][1], -b[i][0], i)),
+)
+
+#: Above this many transients only greedy-by-size is tried (each try is quadratic).
+PACKING_TRIES_MAX_BUFFERS = 512
+
+
+def pack_greedy_by_size(buffers: List[Tuple[int, int, int]]) -> Tuple[List[int], int]:
+    """Offsets for buffers given as (size, first_use, last_use), and the arena size, by
+    TFLite's greedy-by-size strategy: largest first, each at the lowest aligned offset
+    whose byte range does not overlap any placed buffer with an intersecting live interval."""
+    order = sorted(range(len(buffers)), key=lambda i: PACKING_ORDERS[0][1](buffers, i))
+    return _place(buffers, order, best_fit=False)
+
+
+#: Placements tried by the local search of :func:`pack_transients` (for small functions).
+PACKING_SEARCH_BUDGET = 400
+
+
+def pack_transients(buffers: List[Tuple[int, int, int]]) -> Tuple[List[int], int]:
+    """The smallest arena found by the greedy orders of :data:`PACKING_ORDERS`, each with
+    first and best fit, then improved by a local search that swaps neighbours in the best
+    order (at most :data:`PACKING_SEARCH_BUDGET` placements; it stops at the lower bound).
+    Ties keep the first found, so the plan is deterministic. ``buffers`` are (size in bytes,
+    first_use, last_use); returns (offsets, arena bytes)."""
+    n = len(buffers)
+    best = pack_greedy_by_size(buffers)
+    if n > PACKING_TRIES_MAX_BUFFERS:
+        return best
+    bound = peak_live_bytes(buffers)
+    best_order = sorted(range(n), key=lambda i: PACKING_ORDERS[0][1](buffers, i))
+    best_fit_of_best = False
+    for _name, key in PACKING_ORDERS:
+        order = sorted(range(n), key=lambda i: key(buffers, i))
+        for best_fit in (False, True):
+            cand = _place(buffers, order, best_fit)
+            if cand[1] < best[1]:
+                best, best_order, best_fit_of_best = cand, order, best_fit
+    budget = PACKING_SEARCH_BUDGET
+    improved = True
+    while improved and best[1] > bound and budget > 0:
+        improved = False
+        for k in range(n - 1):
+            if budget <= 0 or best[1] <= bound:
+                break
+            order = best_order[:k] + [best_order[k + 1], best_order[k]] + best_order[k + 2:]
+            for best_fit in (best_fit_of_best, not best_fit_of_best):
+                budget -= 1
+                cand = _place(buffers, order, best_fit)
+                if cand[1] < best[1]:
+                    best, best_order, best_fit_of_best, improved = cand, order, best_fit, True
+                    break
+    return best
 
 
 def peak_live_bytes(buffers: List[Tuple[int, int, int]]) -> int:
@@ -263,7 +330,7 @@ class ScheduleAllocationPass(Pass):
             return (first, last_use.get(v, first))
 
         bufs = [(tensor_bytes(v.type),) + interval(v) for v in transients]
-        offsets, arena = pack_greedy_by_size(bufs)
+        offsets, arena = pack_transients(bufs)
         for v, off, (size, _, _) in zip(transients, offsets, bufs):
             slots[v] = Slot("transient", 0, off, size)
         self._rewrite(f, blocks, ops, slots, root, exported, arena)

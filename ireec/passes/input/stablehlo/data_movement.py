@@ -103,7 +103,9 @@ def lower_pad(op: Operation, b: Builder):
 
 
 def lower_iota(op: Operation, b: Builder):
-    """``result[i...] = i[iota_dimension]`` converted to the element type."""
+    """``result[i...] = i[iota_dimension]`` converted to the element type. Also
+    ``dynamic_iota`` once its result type is static (its ``output_shape`` operand then only
+    restates that shape)."""
     rt = ranked(op.results[0], op)
     dim = int(op.attributes["iota_dimension"].value)
     out = empty(b, rt.shape, rt.element_type)
@@ -192,6 +194,7 @@ PATTERNS = {
     "stablehlo.concatenate": lower_concatenate,
     "stablehlo.pad": lower_pad,
     "stablehlo.iota": lower_iota,
+    "stablehlo.dynamic_iota": lower_iota,
     "stablehlo.reverse": lower_reverse,
     "stablehlo.get_dimension_size": lower_get_dimension_size,
     "stablehlo.batch_norm_inference": lower_batch_norm_inference,
