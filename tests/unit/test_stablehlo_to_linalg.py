@@ -602,3 +602,16 @@ def test_chlo_next_after():
     a = np.array([1.0, 1.0, 0.0, -2.0], np.float32)
     b = np.array([2.0, 0.0, -1.0, -2.0], np.float32)
     np.testing.assert_array_equal(compile_src(src).f(a, b), np.nextafter(a, b))
+
+
+def test_chlo_top_k_values_and_indices():
+    """``chlo.top_k``: the k largest along the last dimension, descending; ties keep the
+    lower index first (as XLA's stable TopK)."""
+    m = compile_src("""func.func @f(%a: tensor<3x6xf32>) -> (tensor<3x2xf32>, tensor<3x2xi32>) {
+  %v, %i = chlo.top_k(%a, k = 2) : tensor<3x6xf32> -> (tensor<3x2xf32>, tensor<3x2xi32>)
+  return %v, %i : tensor<3x2xf32>, tensor<3x2xi32>
+}""")
+    x = np.array([[1, 5, 3, 5, 0, -1], [-3, -2, -1, -4, -5, -6], [2, 2, 2, 2, 2, 2]], np.float32)
+    v, i = m.f(x)
+    np.testing.assert_array_equal(i, [[1, 3], [2, 1], [0, 1]])
+    np.testing.assert_array_equal(v, np.take_along_axis(x, i, axis=1))

@@ -16,7 +16,11 @@ written from the CHLO op definitions (ChloOps.td):
 * ``erf``/``erfc``: a ``linalg.generic`` applying ``math.erf``/``math.erfc`` (libm's
   functions are exact to an ulp; upstream expands them into rational approximations).
 
-Other CHLO ops (lgamma, digamma, erf_inv, polygamma, zeta, bessel_i1e, top_k...) raise
+* ``top_k``: as upstream's ``TopKOpConversion``: an ``iota`` of indices along the last
+  dimension, a stable ``stablehlo.sort`` of (values, indices) by ``GT`` on the values (ties
+  keep the lower index first), then ``slice`` of the first ``k`` along that dimension.
+
+Other CHLO ops (lgamma, digamma, erf_inv, polygamma, zeta, bessel_i1e...) raise
 CompileError at their location.
 """
 from __future__ import annotations
@@ -29,8 +33,8 @@ import numpy as np
 from ...dialects import stablehlo as shlo
 from ...ir import types as T
 from ...ir.affine import AffineMap
-from ...ir.attributes import DenseArrayAttr, DenseElementsAttr
-from ...ir.core import Builder, Operation, Value
+from ...ir.attributes import BoolAttr, DenseArrayAttr, DenseElementsAttr, IntegerAttr
+from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ..pass_base import Pass, PassContext, is_attached, register_pass
 
@@ -169,6 +173,36 @@ def _broadcast_op(op: Operation, b: Builder) -> List[Value]:
     return b.create(f"stablehlo.{base}", ins, [rt], attrs).results
 
 
+def _top_k(op: Operation, b: Builder) -> List[Value]:
+    x = op.operands[0]
+    xt = _tt(x)
+    if not isinstance(xt, T.TensorType) or xt.shape is None or not xt.has_static_shape or xt.rank == 0:
+        raise CompileError(f"'chlo.top_k' needs a static operand of rank >= 1, got {xt}", op.loc)
+    k = int(op.attributes["k"].value)
+    last = xt.rank - 1
+    if not 0 <= k <= xt.shape[last]:
+        raise CompileError(f"'chlo.top_k': k = {k} is not within the last dimension ({xt.shape[last]})", op.loc)
+    it = op.results[1].type.element_type
+    idx_t = T.TensorType(tuple(xt.shape), it)
+    iota = b.create("stablehlo.iota", [], [idx_t], {"iota_dimension": IntegerAttr(last, T.i64)}).result
+    s_et, s_it = T.TensorType((), xt.element_type), T.TensorType((), it)
+    cmp_blk = Block([s_et, s_et, s_it, s_it])
+    cb = Builder.at_end(cmp_blk)
+    gt = cb.create("stablehlo.compare", [cmp_blk.args[0], cmp_blk.args[1]], [T.TensorType((), T.i1)], {
+        "comparison_direction": shlo.enum_attr("comparison_direction", "GT")}).result
+    cb.create("stablehlo.return", [gt], [])
+    srt = b.create("stablehlo.sort", [x, iota], [xt, idx_t], {
+        "dimension": IntegerAttr(last, T.i64), "is_stable": BoolAttr(True)}, regions=[Region([cmp_blk])])
+    outs = []
+    for v, rt in zip(srt.results, op.result_types):
+        limits = tuple(k if d == last else n for d, n in enumerate(xt.shape))
+        outs.append(b.create("stablehlo.slice", [v], [rt], {
+            "start_indices": DenseArrayAttr(T.i64, (0,) * xt.rank),
+            "limit_indices": DenseArrayAttr(T.i64, limits),
+            "strides": DenseArrayAttr(T.i64, (1,) * xt.rank)}).result)
+    return outs
+
+
 @register_pass
 class LegalizeChloPass(Pass):
     """``chlo-legalize-to-stablehlo``: CHLO ops become StableHLO (see the module docstring)."""
@@ -184,6 +218,8 @@ class LegalizeChloPass(Pass):
                 new = _broadcast_op(op, b)
             elif op.name == "chlo.next_after":
                 new = _next_after(op, b)
+            elif op.name == "chlo.top_k":
+                new = _top_k(op, b)
             elif op.name == "chlo.constant":
                 new = b.create("stablehlo.constant", [], op.result_types,
                                {"value": op.attributes["value"]}).results
