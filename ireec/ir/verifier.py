@@ -284,7 +284,11 @@ def verify(root: Operation) -> None:
 
     load_all_dialects()
     visible: Set[Value] = set()
-    _verify_op(root, visible)
+    _SYMBOLS.clear()
+    try:
+        _verify_op(root, visible)
+    finally:
+        _SYMBOLS.clear()
 
 
 def _is_graph_region(op: Operation, defn) -> bool:
@@ -492,3 +496,46 @@ def _encloses(block: Optional[Block], op: Operation) -> bool:
         p = b.parent_op
         b = p.parent if p is not None else None
     return False
+
+
+def blocks_end_with_terminators(op: Operation) -> None:
+    """Every block of every region of ``op`` ends with an op that is (or, unregistered, may
+    be) a terminator (MLIR: ``block with no terminator``)."""
+    from ..dialects.registry import OPS
+
+    for r in op.regions:
+        for b in r.blocks:
+            t = b.terminator
+            if t is None:
+                raise op_error(op, "empty block: expect at least a terminator")
+            d = OPS.get(t.name)
+            if d is not None and "terminator" not in d.traits:
+                raise op_error(t, f"block with no terminator, has '{t.name}' last (a "
+                                  "terminator must end the block)")
+
+
+_SYMBOLS: Dict[int, Dict[str, Operation]] = {}
+
+
+def lookup_symbol(op: Operation, ref) -> Optional[Operation]:
+    """The op named by symbol reference ``ref`` (its root name) in the nearest enclosing
+    symbol table of ``op``, or None. The table is indexed once per verification."""
+    from ..dialects.registry import has_trait
+
+    if getattr(ref, "nested", ()):
+        return None
+    name = getattr(ref, "root", None) or str(ref).lstrip("@")
+    table = op.parent_op
+    while table is not None and not has_trait(table, "symbol_table"):
+        table = table.parent_op
+    if table is None or not table.regions or not table.regions[0].blocks:
+        return None
+    idx = _SYMBOLS.get(id(table))
+    if idx is None:
+        idx = {}
+        for o in table.regions[0].blocks[0].ops:
+            s = o.attributes.get("sym_name")
+            if s is not None and hasattr(s, "value"):
+                idx.setdefault(s.value, o)
+        _SYMBOLS[id(table)] = idx
+    return idx.get(name)
