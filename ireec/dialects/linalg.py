@@ -902,7 +902,12 @@ def _verify_structured(op: Operation) -> None:
             raise V.op_error(op, f"expected operand rank ({rank}) to match the result rank of "
                                  f"indexing_map #{i} ({len(m.results)})")
     sizes: List[Optional[int]] = [None] * len(its)
-    for i, (v, m) in enumerate(zip(op.operands, maps)):
+    # A distributed op after bufferization (``ireec.distribute``) describes every workgroup's
+    # tile at once: its workgroup-local scratch buffers already have the tile's shape while
+    # the bindings keep the full one, until convert-linalg-to-loops tiles it.
+    distributed = "ireec.distribute" in op.attributes and any(
+        isinstance(v.type, T.MemRefType) for v in op.operands)
+    for i, (v, m) in enumerate(zip(op.operands, maps) if not distributed else ()):
         shape = V.shape_of(v.type)
         for j, e in enumerate(m.results):
             if not isinstance(e, AffineDim) or shape[j] is None or e.pos >= len(sizes):

@@ -612,6 +612,11 @@ def _verify_reshape_groups(expand: bool):
             raise V.op_error(op, "requires attribute 'reassociation'")
         groups = [[x.value for x in g] for g in a]
         flat = [d for g in groups for d in g]
+        if small.rank == 0 and not groups:  # to/from rank 0: every dim of the other is 1
+            if any(d is not None and d != 1 for d in big.shape):
+                raise V.op_error(op, f"expected all dimensions of {V.type_str(big)} to be 1 to "
+                                     "reshape it to or from rank 0")
+            return
         if len(groups) != small.rank or flat != list(range(big.rank)):
             raise V.op_error(op, f"expected reassociation map #0 to be valid and contiguous: "
                                  f"{len(groups)} groups covering the {big.rank} dims of "

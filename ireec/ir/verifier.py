@@ -463,7 +463,7 @@ def _dominance_error(op: Operation, i: int, v: Value) -> CompileError:
         if d.parent is None:
             return op_error(op, f"operand #{i} does not dominate this use (its defining "
                                 f"'{d.name}' op is no longer in the IR)")
-        where = op_location(d)
+        where = f"'{d.name}' at {op_location(d)}"
         def_block = d.parent
     elif isinstance(v, BlockArgument):
         where, def_block = None, v.block
@@ -483,7 +483,7 @@ def _dominance_error(op: Operation, i: int, v: Value) -> CompileError:
                             [f"required by region isolation constraints of '{p.name}' at "
                              f"{op_location(p)}"])
         anc = p
-    notes = [f"operand defined here: {where}"] if where is not None else []
+    notes = [f"operand defined here by {where}"] if where is not None else []
     return op_error(op, f"operand #{i} does not dominate this use", notes)
 
 
