@@ -852,6 +852,10 @@ def _print_index(pr, op):
 # ================================================================ registration
 # Structured ops are not registered "pure": on memrefs they write their outputs.
 # ------------------------------------------------------------------ verifiers
+# Ops whose loops come from an i64 array attribute.
+_DIMS_ATTR = {"transpose": "permutation", "broadcast": "dimensions", "reduce": "dimensions"}
+
+
 def _verify_structured(op: Operation) -> None:
     """LinalgOp interface checks (upstream ``verifyStructuredOpInterface``): one indexing
     map per operand, each over all loops and with as many results as the operand's rank;
@@ -871,12 +875,9 @@ def _verify_structured(op: Operation) -> None:
     its_attr = op.attributes.get("iterator_types")
     if op.name == "linalg.generic" and (maps_attr is None or its_attr is None):
         raise V.op_error(op, f"requires attribute '{'indexing_maps' if maps_attr is None else 'iterator_types'}'")
-    for name in ("permutation", "dimensions"):
-        a = op.attributes.get(name)
-        if _short(op) in ("transpose", "broadcast", "reduce") and name == \
-                ("permutation" if _short(op) == "transpose" else "dimensions"):
-            if not isinstance(a, DenseArrayAttr):
-                raise V.op_error(op, f"requires attribute '{name}'")
+    dims_attr = _DIMS_ATTR.get(_short(op))
+    if dims_attr is not None and not isinstance(op.attributes.get(dims_attr), DenseArrayAttr):
+        raise V.op_error(op, f"requires attribute '{dims_attr}'")
     ins, outs = inputs(op), outputs(op)
     if op.name == "linalg.transpose":
         perm = list(op.attributes["permutation"].value)
