@@ -98,6 +98,8 @@ def _compile(args, compile_to: str):
         opts["module_name"] = args.module_name
     if getattr(args, "dump_compilation_phases_to", None):
         opts["dump_phases_to"] = args.dump_compilation_phases_to
+    if getattr(args, "verify_each", False):
+        opts["verify_each"] = True
     if getattr(args, "mlir_print_ir_after_all", False):
         opts["print_ir_after_all"] = True
         opts["ir_sink"] = lambda text: (sys.stderr.write(text.rstrip("\n") + "\n\n"),
@@ -142,9 +144,16 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    metavar="BACKEND", help="IREE spelling of the target: llvm-cpu (= c) or cuda")
     p.add_argument("--module-name", dest="module_name", metavar="NAME",
                    help="C prefix of the module (default: from the file name)")
+    _add_verify_each(p)
     p.add_argument("--print-memory-plan", dest="print_memory_plan", action="store_true",
                    help="print each function's workspace arena, its lower bound and the sum of "
                         "its transients (bytes) to stderr")
+
+
+def _add_verify_each(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verify-each", dest="verify_each", action="store_true",
+                   help="verify the IR after every pass, not only after parsing (like "
+                        "mlir-opt's -verify-each; also on with IREEC_VERIFY_EACH=1)")
 
 
 def _cmd_compile(args) -> int:
@@ -262,6 +271,8 @@ def _cmd_run_module(args) -> int:
 def _cmd_check(args) -> int:
     from .tools import check
 
+    if args.verify_each:  # the compile calls of the checker read it (compiler.verify_each_default)
+        os.environ["IREEC_VERIFY_EACH"] = "1"
     return check.main(args.input, target=args.target)
 
 
@@ -339,6 +350,7 @@ def _make_parser() -> argparse.ArgumentParser:
                                                       "functions are tests")
     p.add_argument("--target", default="c", choices=("c", "openmp", "llvm-cpu"),
                    help="code generation target (default c)")
+    _add_verify_each(p)
     p.set_defaults(handler=_cmd_check)
 
     p = sub.add_parser("benchmark-module", help="time one function of a built library, "

@@ -13,6 +13,7 @@ from typing import Dict, Optional
 from .frontend.parser import parse_source
 from .ir.diagnostics import CompileError, Location
 from .ir.printer import print_module
+from .ir.verifier import verify
 from .passes.pass_base import PassContext
 from .passes.pipeline import PHASES, passes_for
 
@@ -39,29 +40,35 @@ def default_module_name(path: str) -> str:
 def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
-                   ir_sink=None) -> CompileOutput:
+                   ir_sink=None, verify_each: Optional[bool] = None) -> CompileOutput:
     """Compile MLIR text. ``compile_to`` is one of input|abi|flow|stream|hal|vm|end.
 
-    Raises CompileError (file:line:col) for malformed or unsupported input.
+    The parsed module is always verified; ``verify_each`` verifies again after every pass
+    (None: on when the environment variable ``IREEC_VERIFY_EACH`` is ``1``).
+    Raises CompileError (file:line:col) for malformed, ill-typed or unsupported input.
     """
     if compile_to not in PHASES:
         raise CompileError(f"unknown phase '{compile_to}' (phases: {', '.join(PHASES)})")
     module = parse_source(text, filename)
     return compile_module(module, filename, target=target, module_name=module_name,
                           compile_to=compile_to, dump_phases_to=dump_phases_to,
-                          print_ir_after_all=print_ir_after_all, ir_sink=ir_sink)
+                          print_ir_after_all=print_ir_after_all, ir_sink=ir_sink,
+                          verify_each=verify_each)
 
 
 def compile_module(module, filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
-                   ir_sink=None) -> CompileOutput:
+                   ir_sink=None, verify_each: Optional[bool] = None) -> CompileOutput:
     """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source."""
     from .targets import get_target
 
     if compile_to not in PHASES:
         raise CompileError(f"unknown phase '{compile_to}' (phases: {', '.join(PHASES)})")
     tgt = get_target(target)
+    verify(module)
+    if verify_each is None:
+        verify_each = verify_each_default()
     name = module_name or default_module_name(filename)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise CompileError(f"module name '{name}' is not a C identifier")
@@ -72,6 +79,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
     for i, phase in enumerate(PHASES[:-1]):
         for cls, _why in passes_for(phase):
             cls().run(module, ctx)
+            if verify_each:
+                verify_after_pass(module, cls.name)
             if print_ir_after_all and ir_sink is not None:
                 ir_sink(f"// -----// IR Dump After {cls.__name__} ({cls.name}) //----- //\n{print_module(module)}")
         if dump_phases_to:
@@ -82,6 +91,23 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
             return out
     out.files = tgt.render(module, ctx)
     return out
+
+
+def verify_each_default() -> bool:
+    """Whether ``--verify-each`` is on when not asked for: the environment variable
+    ``IREEC_VERIFY_EACH=1`` (the test suite sets it)."""
+    return os.environ.get("IREEC_VERIFY_EACH", "") == "1"
+
+
+def verify_after_pass(module, pass_name: str) -> None:
+    """Verify the IR a pass produced; a failure is a bug of that pass, reported at the
+    offending op with the pass named (like MLIR's verifier after each pass)."""
+    try:
+        verify(module)
+    except CompileError as e:
+        raise CompileError(e.message, e.loc,
+                           notes=[*e.notes, f"the IR produced by pass '{pass_name}' does not "
+                                            f"verify (a compiler bug)"]) from None
 
 
 def compile_file(path: str, **kw) -> CompileOutput:

@@ -25,6 +25,7 @@ import re
 from typing import Dict, Optional, Sequence
 
 from ..ir import types as T
+from ..ir import verifier as V
 from ..ir.attributes import (Attribute, BoolAttr, FloatAttr, IntegerAttr, OpaqueAttr,
                              format_float)
 from ..ir.core import Block, Operation, Value
@@ -297,6 +298,126 @@ for _n in CASTS:
 for _n in ("scaling_extf", "scaling_truncf"):
     register(f"arith.{_n}", _parse_scaling, _print_scaling, traits=_ELEMENTWISE)
 
+
+# -------------------------------------------------------------------- verifiers
+def _verify_constant(op):
+    """``value`` is present and typed like the result."""
+    v = op.attributes.get("value")
+    if v is None:
+        raise V.op_error(op, "requires attribute 'value'")
+    V.num_results(1)(op)
+    vt = getattr(v, "type", None)
+    if isinstance(vt, T.Type) and vt != op.results[0].type:
+        raise V.op_error(op, f"value type {V.type_str(vt)} doesn't match result type "
+                             f"{V.type_str(op.results[0].type)}")
+
+
+def _is_bool_like(t) -> bool:
+    e = T.element_type(t)
+    return isinstance(e, T.IntegerType) and e.width == 1
+
+
+def _verify_cmp(float_operands: bool):
+    kind = V.is_float_like if float_operands else V.is_int_like
+    what = "floating-point-like" if float_operands else "signless-integer-like"
+
+    def check(op):
+        V.num_operands(2)(op)
+        V.num_results(1)(op)
+        for i in range(2):
+            V.operand_kind(i, kind, what)(op)
+        a, b = op.operands
+        if not V.compatible_types(a.type, b.type):
+            raise V.op_error(op, "requires all operands to have the same type")
+        if not _is_bool_like(op.results[0].type):
+            raise V.op_error(op, f"result #0 must be bool-like, but got "
+                                 f"{V.type_str(op.results[0].type)}")
+        V.same_operands_and_result_shape(op)
+        if not isinstance(op.attributes.get("predicate"), IntegerAttr):
+            raise V.op_error(op, "requires attribute 'predicate'")
+    return check
+
+
+def _verify_select(op):
+    """Condition i1 (scalar, or shaped like the result); both values typed as the result."""
+    V.num_operands(3)(op)
+    V.num_results(1)(op)
+    c, a, b = op.operands
+    if not _is_bool_like(c.type):
+        raise V.op_error(op, f"operand #0 must be bool-like, but got {V.type_str(c.type)}")
+    rt = op.results[0].type
+    if not (V.compatible_types(a.type, rt) and V.compatible_types(b.type, rt)):
+        raise V.op_error(op, "failed to verify that all of {true_value, false_value, result} "
+                             "have same type")
+    if isinstance(c.type, T.ShapedType):
+        V.same_operands_and_result_shape(op)
+
+
+def _width(t) -> int:
+    e = T.element_type(t)
+    return T.bit_width(e) if isinstance(e, (T.IntegerType, T.FloatType)) else 0
+
+
+# cast name -> (operand kind, result kind, width relation: '>' result wider, '<' narrower)
+_CAST_RULES = {
+    "extf": (V.is_float_like, V.is_float_like, ">"),
+    "truncf": (V.is_float_like, V.is_float_like, "<"),
+    "extsi": (V.is_int_like, V.is_int_like, ">"),
+    "extui": (V.is_int_like, V.is_int_like, ">"),
+    "trunci": (V.is_int_like, V.is_int_like, "<"),
+    "sitofp": (V.is_int_like, V.is_float_like, None),
+    "uitofp": (V.is_int_like, V.is_float_like, None),
+    "fptosi": (V.is_float_like, V.is_int_like, None),
+    "fptoui": (V.is_float_like, V.is_int_like, None),
+    "index_cast": (V.is_int_like, V.is_int_like, None),
+    "index_castui": (V.is_int_like, V.is_int_like, None),
+    "bitcast": (lambda t: True, lambda t: True, "="),
+}
+_KIND_NAMES = {V.is_float_like: "floating-point-like", V.is_int_like: "signless-integer-like"}
+
+
+def _verify_cast(op):
+    """Operand/result element kinds of the cast, equal shapes, and the width relation
+    (``extf`` widens, ``truncf`` narrows, ``bitcast`` keeps the width)."""
+    V.num_operands(1)(op)
+    V.num_results(1)(op)
+    src_ok, dst_ok, rel = _CAST_RULES[op.name.split(".", 1)[1]]
+    src, dst = op.operands[0].type, op.results[0].type
+    if not src_ok(src):
+        raise V.op_error(op, f"operand #0 must be {_KIND_NAMES[src_ok]}, but got "
+                             f"{V.type_str(src)}")
+    if not dst_ok(dst):
+        raise V.op_error(op, f"result #0 must be {_KIND_NAMES[dst_ok]}, but got "
+                             f"{V.type_str(dst)}")
+    V.same_operands_and_result_shape(op)
+    ws, wd = _width(src), _width(dst)
+    if rel == ">" and not wd > ws:
+        raise V.op_error(op, f"result type {V.type_str(dst)} must be wider than operand type "
+                             f"{V.type_str(src)}")
+    if rel == "<" and not wd < ws:
+        raise V.op_error(op, f"result type {V.type_str(dst)} must be shorter than operand type "
+                             f"{V.type_str(src)}")
+    if rel == "=" and ws != wd:
+        raise V.op_error(op, f"operand type {V.type_str(src)} and result type "
+                             f"{V.type_str(dst)} are cast incompatible")
+
+
+_verify_float_binary = V.all_of(V.num_operands(2), V.num_results(1), V.all_float_like,
+                                V.same_operands_and_result_type)
+_verify_int_binary = V.all_of(V.num_operands(2), V.num_results(1), V.all_int_like,
+                              V.same_operands_and_result_type)
+VERIFIERS = {
+    "arith.constant": _verify_constant,
+    "arith.negf": V.all_of(V.num_operands(1), V.num_results(1), V.all_float_like,
+                           V.same_operands_and_result_type),
+    "arith.cmpf": _verify_cmp(True),
+    "arith.cmpi": _verify_cmp(False),
+    "arith.select": _verify_select,
+    **{f"arith.{n}": _verify_float_binary for n in FLOAT_BINARY},
+    **{f"arith.{n}": _verify_int_binary for n in INT_BINARY},
+    **{f"arith.{n}": _verify_cast for n in CASTS},
+}
+V.register_verifiers(VERIFIERS)
 
 # ============================================================ building scalar bodies
 def _is_float(t) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 from ..ir import types as T
 from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, StringAttr
 from ..ir.core import Operation
+from ..ir import verifier as V
 from .registry import register
 from .tensor import segment_sizes, split_segments
 
@@ -128,7 +129,69 @@ def _print_assert(pr, op):
     pr.print_attr_dict(op.attributes, elided=("msg",))
 
 
+# -------------------------------------------------------------------- verifiers
+def _check_successor(op, k: int, values) -> None:
+    """Operands passed to successor ``k`` match its block arguments (MLIR:
+    ``branch has N operands for successor #k, but target block has M``)."""
+    args = op.successors[k].args
+    if len(values) != len(args):
+        raise V.op_error(op, f"branch has {len(values)} operands for successor #{k}, but target "
+                             f"block has {len(args)}")
+    for i, (v, a) in enumerate(zip(values, args)):
+        if v.type != a.type:
+            raise V.op_error(op, f"type mismatch for bb argument #{i} of successor #{k}: "
+                                 f"{V.type_str(v.type)} vs {V.type_str(a.type)}")
+
+
+def _segments(op, n: int):
+    seg = op.attributes.get("operandSegmentSizes")
+    if not isinstance(seg, DenseArrayAttr) or len(seg.value) != n or sum(seg.value) != len(op.operands):
+        raise V.op_error(op, "requires attribute 'operandSegmentSizes' matching its operands")
+    return split_segments(op)
+
+
+def _verify_br(op):
+    if len(op.successors) != 1:
+        raise V.op_error(op, "requires 1 successor")
+    _check_successor(op, 0, op.operands)
+
+
+def _verify_cond_br(op):
+    if len(op.successors) != 2:
+        raise V.op_error(op, "requires 2 successors")
+    cond, t_vals, f_vals = _segments(op, 3)
+    if len(cond) != 1 or cond[0].type != T.i1:
+        raise V.op_error(op, "operand #0 must be 1-bit signless integer")
+    _check_successor(op, 0, t_vals)
+    _check_successor(op, 1, f_vals)
+
+
+def _verify_switch(op):
+    flag, default_vals, case_ops = _segments(op, 3)
+    if len(flag) != 1 or not isinstance(flag[0].type, T.IntegerType):
+        raise V.op_error(op, "operand #0 must be an integer flag")
+    segs = op.attributes.get("case_operand_segments")
+    segs = list(segs.value) if isinstance(segs, DenseArrayAttr) else []
+    if len(segs) != len(op.successors) - 1 or sum(segs) != len(case_ops):
+        raise V.op_error(op, f"expects {len(op.successors) - 1} case operand segments matching "
+                             "its case successors")
+    _check_successor(op, 0, default_vals)
+    i = 0
+    for k, n in enumerate(segs):
+        _check_successor(op, k + 1, case_ops[i: i + n])
+        i += n
+
+
+def _verify_assert(op):
+    V.num_operands(1)(op)
+    if op.operands[0].type != T.i1:
+        raise V.op_error(op, f"operand #0 must be 1-bit signless integer, but got "
+                             f"{V.type_str(op.operands[0].type)}")
+
+
 register("cf.br", _parse_br, _print_br, traits=("terminator",))
 register("cf.cond_br", _parse_cond_br, _print_cond_br, traits=("terminator",))
 register("cf.switch", _parse_switch, _print_switch, traits=("terminator",))
 register("cf.assert", _parse_assert, _print_assert)
+V.register_verifiers({"cf.br": _verify_br, "cf.cond_br": _verify_cond_br,
+                      "cf.switch": _verify_switch, "cf.assert": _verify_assert})

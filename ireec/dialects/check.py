@@ -23,6 +23,7 @@ from ..ir import types as T
 from ..ir.attributes import FloatAttr, format_float
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
+from ..ir import verifier as V
 from .registry import register as _register
 from .stablehlo import safe_printer
 
@@ -118,6 +119,29 @@ register("check.expect_eq_const", *_make(2, True, False))
 register("check.expect_almost_eq", *_make(2, False, True))
 register("check.expect_almost_eq_const", *_make(2, True, True))
 
+
+def _verify_same_type(op: Operation) -> None:
+    """expect_eq / expect_almost_eq: both checked values have one type; the ``*_const``
+    forms: the expected elements attribute is typed as the checked value."""
+    vals = checked_operands(op)
+    const = op.name.endswith("_const")
+    if len(vals) != (1 if const else 2):
+        raise V.op_error(op, f"expected {1 if const else 2} checked operands, but found {len(vals)}")
+    if const:
+        value = op.attributes.get("value")
+        vt = getattr(value, "type", None)
+        if value is None:
+            raise V.op_error(op, "requires attribute 'value'")
+        if vt != vals[0].type:
+            raise V.op_error(op, f"failed to verify that all of {{lhs, value}} have same type "
+                                 f"({V.type_str(vals[0].type)} vs {V.type_str(vt)})")
+    elif vals[0].type != vals[1].type:
+        raise V.op_error(op, f"failed to verify that all of {{lhs, rhs}} have same type "
+                             f"({V.type_str(vals[0].type)} vs {V.type_str(vals[1].type)})")
+
+
+V.register_verifiers({f"check.{n}": _verify_same_type for n in (
+    "expect_eq", "expect_eq_const", "expect_almost_eq", "expect_almost_eq_const")})
 
 def tolerances(op: Operation):
     """(atol, rtol) of an expect_almost_eq[_const], with IREE's defaults (1e-4, 0)."""

@@ -6,6 +6,7 @@ from ..ir import types as T
 from ..ir.attributes import ArrayAttr, DictAttr, StringAttr, SymbolRefAttr, TypeAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
+from ..ir import verifier as V
 from .registry import register
 
 
@@ -164,6 +165,77 @@ def callee_name(op) -> str:
     return c.root if isinstance(c, SymbolRefAttr) else str(c)
 
 
+def _verify_func(op):
+    """Signature attributes; entry block arguments match the inputs; every block of the body
+    ends with a terminator (an unregistered last op may be one, as in MLIR)."""
+    ft = op.attributes.get("function_type")
+    if not isinstance(op.attributes.get("sym_name"), StringAttr):
+        raise V.op_error(op, "requires string attribute 'sym_name'")
+    if not isinstance(ft, TypeAttr) or not isinstance(ft.value, T.FunctionType):
+        raise V.op_error(op, "requires attribute 'function_type' holding a function type")
+    if is_declaration(op):
+        return
+    ins = ft.value.inputs
+    args = op.regions[0].blocks[0].args
+    if len(args) != len(ins):
+        raise V.op_error(op, f"entry block must have {len(ins)} arguments to match function "
+                             "signature")
+    for i, (a, t) in enumerate(zip(args, ins)):
+        if a.type != t:
+            raise V.op_error(op, f"type of entry block argument #{i}({V.type_str(a.type)}) must "
+                                 f"match the type of the corresponding argument in function "
+                                 f"signature({V.type_str(t)})")
+    V.blocks_end_with_terminators(op)
+
+
+def _verify_return(op):
+    """Operands match the enclosing function's result types (count and each type)."""
+    fn = op.parent_op
+    if fn is None or fn.name != "func.func":
+        raise V.op_error(op, "expects parent op 'func.func'")
+    ft = fn.attributes.get("function_type")
+    if not isinstance(ft, TypeAttr) or not isinstance(ft.value, T.FunctionType):
+        return  # reported by the function itself
+    results = ft.value.results
+    if len(op.operands) != len(results):
+        raise V.op_error(op, f"has {len(op.operands)} operands, but enclosing function "
+                             f"(@{func_name(fn)}) returns {len(results)}")
+    for i, (v, t) in enumerate(zip(op.operands, results)):
+        if v.type != t:
+            raise V.op_error(op, f"type of return operand {i} ({V.type_str(v.type)}) doesn't "
+                                 f"match function result type ({V.type_str(t)}) in function "
+                                 f"@{func_name(fn)}")
+
+
+def _verify_call(op):
+    """The callee exists (when it is a function of the enclosing symbol table) and its
+    signature matches the operand and result types."""
+    callee = op.attributes.get("callee")
+    if not isinstance(callee, SymbolRefAttr):
+        raise V.op_error(op, "requires a 'callee' symbol reference attribute")
+    fn = V.lookup_symbol(op, callee)
+    if fn is None:
+        return  # resolved later (external declarations, other symbol tables)
+    ft = fn.attributes.get("function_type")
+    if not isinstance(ft, TypeAttr) or not isinstance(ft.value, T.FunctionType):
+        return
+    ft = ft.value
+    if len(ft.inputs) != len(op.operands):
+        raise V.op_error(op, "incorrect number of operands for callee")
+    for i, (v, t) in enumerate(zip(op.operands, ft.inputs)):
+        if v.type != t:
+            raise V.op_error(op, f"operand type mismatch: expected operand type {V.type_str(t)}, "
+                                 f"but provided {V.type_str(v.type)} for operand number {i}")
+    if len(ft.results) != len(op.results):
+        raise V.op_error(op, "incorrect number of results for callee")
+    for i, (r, t) in enumerate(zip(op.results, ft.results)):
+        if r.type != t:
+            raise V.op_error(op, f"result type mismatch at index {i}: expected result type "
+                                 f"{V.type_str(t)}, but provided {V.type_str(r.type)}")
+
+
 register("func.func", _parse_func, _print_func, traits=("isolated",))
 register("func.return", _parse_return, _print_return, traits=("terminator",))
 register("func.call", _parse_call, _print_call)
+V.register_verifiers({"func.func": _verify_func, "func.return": _verify_return,
+                      "func.call": _verify_call})

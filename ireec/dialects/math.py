@@ -13,6 +13,7 @@ Pretty syntax as mlir-opt prints it (https://mlir.llvm.org/docs/Dialects/MathOps
 from __future__ import annotations
 
 from ..ir import types as T
+from ..ir import verifier as V
 from ..ir.core import Operation
 from .arith import (FLAG_ATTRS, parse_binary, parse_flags, parse_two_typed_operands, parse_unary, print_binary,
                     print_flags, print_unary, with_element_type)
@@ -79,3 +80,43 @@ register("math.fma", _parse_fma, print_binary, traits=_TRAITS)
 register("math.fpowi", _parse_fpowi, _print_fpowi, traits=_TRAITS)
 for _n in PREDICATES:
     register(f"math.{_n}", _parse_predicate, _print_predicate, traits=_TRAITS)
+
+
+# -------------------------------------------------------------------- verifiers
+def _verify_fpowi(op):
+    """Float base and result of one type; an integer exponent of the same shape."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    V.operand_kind(0, V.is_float_like, "floating-point-like")(op)
+    V.operand_kind(1, V.is_int_like, "signless-integer-like")(op)
+    if not V.compatible_types(op.operands[0].type, op.results[0].type):
+        raise V.op_error(op, "requires the same type for operand #0 and the result")
+    V.same_operands_and_result_shape(op)
+
+
+def _verify_predicate(op):
+    """A float operand; an i1 (or i1-shaped) result of the same shape."""
+    V.num_operands(1)(op)
+    V.num_results(1)(op)
+    V.operand_kind(0, V.is_float_like, "floating-point-like")(op)
+    e = T.element_type(op.results[0].type)
+    if not (isinstance(e, T.IntegerType) and e.width == 1):
+        raise V.op_error(op, f"result #0 must be bool-like, but got "
+                             f"{V.type_str(op.results[0].type)}")
+    V.same_operands_and_result_shape(op)
+
+
+def _same_kind(n: int, float_: bool):
+    kind = V.all_float_like if float_ else V.all_int_like
+    return V.all_of(V.num_operands(n), V.num_results(1), kind, V.same_operands_and_result_type)
+
+
+V.register_verifiers({
+    **{f"math.{n}": _same_kind(1, True) for n in FLOAT_UNARY},
+    **{f"math.{n}": _same_kind(1, False) for n in INT_UNARY},
+    **{f"math.{n}": _same_kind(2, True) for n in FLOAT_BINARY},
+    **{f"math.{n}": _same_kind(2, False) for n in INT_BINARY},
+    "math.fma": _same_kind(3, True),
+    "math.fpowi": _verify_fpowi,
+    **{f"math.{n}": _verify_predicate for n in PREDICATES},
+})

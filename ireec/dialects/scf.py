@@ -24,6 +24,7 @@ from __future__ import annotations
 from ..ir import types as T
 from ..ir.attributes import UnitAttr
 from ..ir.core import Block, Operation, Region
+from ..ir import verifier as V
 from .registry import register
 
 
@@ -252,9 +253,100 @@ def _print_yield(pr, op):
         pr.write(" : " + ", ".join(str(v.type) for v in op.operands))
 
 
+# -------------------------------------------------------------------- verifiers
+def _yield_matches(op: Operation, region: Region, types, what: str) -> None:
+    y = region.blocks[0].terminator
+    vals = [v.type for v in y.operands]
+    if len(vals) != len(types):
+        raise V.op_error(y, f"expects {len(types)} yielded value(s) to match the {what} of the "
+                            f"parent '{op.name}', but found {len(vals)}")
+    for i, (a, b) in enumerate(zip(vals, types)):
+        if a != b:
+            raise V.op_error(y, f"type of yielded value #{i} ({V.type_str(a)}) doesn't match "
+                                f"the {what} type ({V.type_str(b)}) of the parent '{op.name}'")
+
+
+def _verify_for(op):
+    """lb/ub/step of one integer/index type; block args = induction variable + iter_args;
+    results, inits, iter_args and yielded values typed alike."""
+    V.at_least_operands(3)(op)
+    V.single_block_terminated(("scf.yield",))(op)
+    lb, ub, step = op.operands[:3]
+    if not (V.is_int_like(lb.type) and lb.type == ub.type == step.type
+            and not isinstance(lb.type, T.ShapedType)):
+        raise V.op_error(op, "expected lower bound, upper bound and step to be of one "
+                             "signless integer or index type")
+    inits = op.operands[3:]
+    body = op.regions[0].blocks[0]
+    if len(body.args) != 1 + len(inits) or body.args[0].type != lb.type:
+        raise V.op_error(op, f"expected the body to have the induction variable ({lb.type}) "
+                             f"and {len(inits)} iter_args as arguments")
+    if len(op.results) != len(inits):
+        raise V.op_error(op, f"mismatch in number of loop-carried values ({len(inits)}) and "
+                             f"defined values ({len(op.results)})")
+    for i, (v, a, r) in enumerate(zip(inits, body.args[1:], op.results)):
+        if not (v.type == a.type == r.type):
+            raise V.op_error(op, f"types mismatch between iter operand #{i} and its region "
+                                 f"argument and result")
+    _yield_matches(op, op.regions[0], op.result_types, "result")
+
+
+def _verify_if(op):
+    """An i1 condition; a then region and an else region (required when there are
+    results), each yielding the result types."""
+    V.num_operands(1)(op)
+    V.num_regions(2)(op)
+    c = op.operands[0].type
+    if c != T.i1:
+        raise V.op_error(op, f"operand #0 must be 1-bit signless integer, but got {V.type_str(c)}")
+    V.single_block_terminated(("scf.yield",), (0,))(op)
+    V.single_block_terminated(("scf.yield",), (1,), allow_empty=True)(op)
+    if op.results and not op.regions[1].blocks:
+        raise V.op_error(op, "must have an else block if defining values")
+    for r in op.regions:
+        if r.blocks:
+            if r.blocks[0].args:
+                raise V.op_error(op, "requires the regions to have no arguments")
+            _yield_matches(op, r, op.result_types, "result")
+
+
+def _verify_while(op):
+    """Before region: arguments typed as the inits, ends in scf.condition; after region:
+    ends in scf.yield."""
+    V.num_regions(2)(op)
+    V.single_block_terminated(("scf.condition",), (0,))(op)
+    V.single_block_terminated(("scf.yield",), (1,))(op)
+    before = op.regions[0].blocks[0]
+    if [a.type for a in before.args] != [v.type for v in op.operands]:
+        raise V.op_error(op, "expects the 'before' region arguments to match the operand types")
+    cond = before.terminator
+    if [v.type for v in cond.operands[1:]] != list(op.result_types):
+        raise V.op_error(cond, "expects the forwarded values to match the parent's result types")
+
+
+def _verify_yield(op):
+    """Terminates a region of an scf op."""
+    p = op.parent_op
+    if p is None or not p.name.startswith("scf."):
+        raise V.op_error(op, "expects parent op to be an scf region op (scf.for, scf.if, "
+                             f"scf.while, scf.execute_region), found "
+                             f"'{p.name if p is not None else 'none'}'")
+
+
+def _verify_condition(op):
+    """An i1 condition inside the 'before' region of an scf.while."""
+    p = op.parent_op
+    if p is None or p.name != "scf.while":
+        raise V.op_error(op, "expects parent op 'scf.while'")
+    if not op.operands or op.operands[0].type != T.i1:
+        raise V.op_error(op, "expects an i1 condition as operand #0")
+
+
 register("scf.for", _parse_for, _print_for)
 register("scf.if", _parse_if, _print_if)
 register("scf.while", _parse_while, _print_while)
 register("scf.execute_region", _parse_execute_region, _print_execute_region)
 register("scf.condition", _parse_condition, _print_condition, traits=("terminator",))
 register("scf.yield", _parse_yield, _print_yield, traits=("terminator",))
+V.register_verifiers({"scf.for": _verify_for, "scf.if": _verify_if, "scf.while": _verify_while,
+                      "scf.yield": _verify_yield, "scf.condition": _verify_condition})

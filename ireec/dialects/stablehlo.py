@@ -25,6 +25,7 @@ import numpy as np
 
 from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
+from ..ir import verifier as V
 from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
                              DenseResourceAttr, IntegerAttr, OpaqueAttr, StringAttr,
                              escape_string)
@@ -1515,6 +1516,232 @@ for _op in ("if", "case", "all_gather", "all_reduce", "reduce_scatter", "all_to_
             "outfeed", "send", "recv", "cross-replica-sum", "async_start", "async_done"):
     _reg(_op, traits=())
 
+
+# =====================================================================================
+# Verifiers (StableHLO spec constraints: https://openxla.org/stablehlo/spec)
+# =====================================================================================
+
+def _tensor_shape(op, v, what: str):
+    t = v.type
+    if not isinstance(t, T.TensorType):
+        raise V.op_error(op, f"{what} must be a tensor, but got {V.type_str(t)}")
+    return t.shape
+
+
+def _int_list_attr(op, name: str, required: bool = True) -> List[int]:
+    a = op.attributes.get(name)
+    if a is None:
+        if required:
+            raise V.op_error(op, f"requires attribute '{name}'")
+        return []
+    try:
+        return i64_list(a)
+    except (TypeError, ValueError, AttributeError):
+        raise V.op_error(op, f"attribute '{name}' failed to satisfy constraint: i64 dense "
+                             "array attribute") from None
+
+
+# Elementwise ops whose result element type differs from the operand's by definition.
+_ELEMENT_TYPE_CHANGING = ("convert", "real", "imag", "abs", "uniform_quantize",
+                          "uniform_dequantize", "bitcast_convert", "is_finite")
+
+
+def _verify_elementwise(op):
+    """Operands and result of one (compatible) shape; one element type unless the op
+    converts it (convert, real/imag/abs of complex, quantize)."""
+    V.num_results(1)(op)
+    V.same_operands_and_result_shape(op)
+    short = op.name.split(".", 1)[1]
+    if short not in _ELEMENT_TYPE_CHANGING:
+        V.same_operands_and_result_element_type(op)
+
+
+def _verify_compare(op):
+    """Two operands of one type; an i1 result of their shape; a direction."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    if op.attributes.get("comparison_direction") is None:
+        raise V.op_error(op, "requires attribute 'comparison_direction'")
+    V.same_operands_element_type(op)
+    V.same_operands_and_result_shape(op)
+    e = T.element_type(op.results[0].type)
+    if not (isinstance(e, T.IntegerType) and e.width == 1):
+        raise V.op_error(op, f"result #0 must be tensor of bool values, but got "
+                             f"{V.type_str(op.results[0].type)}")
+
+
+def _verify_select(op):
+    """``pred`` i1, rank 0 or shaped like the values; both values and the result alike."""
+    V.num_operands(3)(op)
+    V.num_results(1)(op)
+    pred, a, b = op.operands
+    pe = T.element_type(pred.type)
+    if not (isinstance(pe, T.IntegerType) and pe.width == 1):
+        raise V.op_error(op, f"operand #0 must be tensor of bool values, but got "
+                             f"{V.type_str(pred.type)}")
+    r = op.results[0].type
+    if not (V.compatible_types(a.type, b.type) and V.compatible_types(a.type, r)):
+        raise V.op_error(op, "requires compatible types for all operands and results")
+    ps = V.shape_of(pred.type)
+    if ps is not None and len(ps) != 0 and not V.compatible_shapes(ps, V.shape_of(a.type)):
+        raise V.op_error(op, "requires the same shape for all operands")
+
+
+def _verify_clamp(op):
+    """min/max rank 0 or shaped like the operand; one element type."""
+    V.num_operands(3)(op)
+    V.num_results(1)(op)
+    V.same_operands_and_result_element_type(op)
+    lo, x, hi = op.operands
+    for name, v in (("min", lo), ("max", hi)):
+        sh = V.shape_of(v.type)
+        if sh and not V.compatible_shapes(sh, V.shape_of(x.type)):
+            raise V.op_error(op, f"{name} shape {list(sh)} is not scalar and is not compatible "
+                                 f"to operand shape {list(V.shape_of(x.type))}")
+    if not V.compatible_types(x.type, op.results[0].type):
+        raise V.op_error(op, "requires the same type for operand and result")
+
+
+def _verify_dot_general(op):
+    """Batching and contracting dims: in range, distinct, of equal sizes on both sides;
+    the result has batch + lhs free + rhs free dims."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    try:
+        d = dot_dimension_numbers(op)
+    except (KeyError, ValueError, TypeError):
+        raise V.op_error(op, "requires attribute 'dot_dimension_numbers'") from None
+    lhs = _tensor_shape(op, op.operands[0], "lhs")
+    rhs = _tensor_shape(op, op.operands[1], "rhs")
+    if lhs is None or rhs is None:
+        return
+    lb, rb = d["lhs_batching_dimensions"], d["rhs_batching_dimensions"]
+    lc, rc = d["lhs_contracting_dimensions"], d["rhs_contracting_dimensions"]
+    if len(lb) != len(rb):
+        raise V.op_error(op, "lhs and rhs should have the same number of batching dimensions")
+    if len(lc) != len(rc):
+        raise V.op_error(op, "lhs and rhs should have the same number of contracting dimensions")
+    for side, shape, dims in (("lhs", lhs, lb + lc), ("rhs", rhs, rb + rc)):
+        if len(set(dims)) != len(dims):
+            raise V.op_error(op, f"has duplicated dimension from {side}_batching_dimensions and "
+                                 f"{side}_contracting_dimensions: {dims}")
+        for x in dims:
+            if not 0 <= x < len(shape):
+                raise V.op_error(op, f"{side}_batching_dimensions and {side}_contracting_dimensions"
+                                     f" value must be in the range [0, {len(shape)}), got {x}")
+    for kind, ld, rd in (("batching", lb, rb), ("contracting", lc, rc)):
+        for a, b in zip(ld, rd):
+            if not V.compatible_dims(lhs[a], rhs[b]):
+                raise V.op_error(op, f"{kind} dimension sizes must match for lhs/rhs (lhs "
+                                     f"dimension {a} has size {lhs[a]}, rhs dimension {b} has size "
+                                     f"{rhs[b]})")
+    res = V.shape_of(op.results[0].type)
+    expect = ([lhs[a] for a in lb] + [x for i, x in enumerate(lhs) if i not in lb + lc]
+              + [x for i, x in enumerate(rhs) if i not in rb + rc])
+    if res is not None and not V.compatible_shapes(tuple(expect), res):
+        raise V.op_error(op, f"inferred shape '{_dims_str(expect)}' is incompatible with return "
+                             f"type of operation {V.type_str(op.results[0].type)}")
+
+
+def _dims_str(dims) -> str:
+    return "[" + ", ".join("?" if x is None else str(x) for x in dims) + "]"
+
+
+def _verify_dot(op):
+    """Rank 1 or 2 operands whose contracting dims agree."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    lhs = _tensor_shape(op, op.operands[0], "lhs")
+    rhs = _tensor_shape(op, op.operands[1], "rhs")
+    if lhs is None or rhs is None:
+        return
+    if len(lhs) not in (1, 2) or len(rhs) not in (1, 2):
+        raise V.op_error(op, "expected operands of rank 1 or 2")
+    if not V.compatible_dims(lhs[-1], rhs[0]):
+        raise V.op_error(op, f"contracting dimension sizes must match for lhs/rhs (lhs dimension "
+                             f"{len(lhs) - 1} has size {lhs[-1]}, rhs dimension 0 has size "
+                             f"{rhs[0]})")
+
+
+def _verify_broadcast_in_dim(op):
+    """One dimension per operand dim, distinct and in range; each operand dim is 1 or the
+    result's size there."""
+    V.num_results(1)(op)
+    dims = _int_list_attr(op, "broadcast_dimensions")
+    src = _tensor_shape(op, op.operands[0], "operand")
+    res = _tensor_shape(op, op.results[0], "result")
+    V.same_operands_and_result_element_type(op)
+    if src is None or res is None:
+        return
+    if len(dims) != len(src):
+        raise V.op_error(op, f"broadcast_dimensions size ({len(dims)}) does not match operand "
+                             f"rank ({len(src)})")
+    if len(set(dims)) != len(dims):
+        raise V.op_error(op, f"broadcast_dimensions should not have duplicates: {dims}")
+    for i, d in enumerate(dims):
+        if not 0 <= d < len(res):
+            raise V.op_error(op, f"broadcast_dimensions contains invalid value {d} for result "
+                                 f"with rank {len(res)}")
+        if src[i] is not None and res[d] is not None and src[i] != 1 and src[i] != res[d]:
+            raise V.op_error(op, f"size of operand dimension {i} ({src[i]}) is not equal to 1 or "
+                                 f"size of result dimension {d} ({res[d]})")
+
+
+def _verify_reshape(op):
+    """Same element type and (static) element count."""
+    V.num_operands(1)(op)
+    V.num_results(1)(op)
+    V.same_operands_and_result_element_type(op)
+    a, r = op.operands[0].type, op.results[0].type
+    if isinstance(a, T.TensorType) and isinstance(r, T.TensorType) and a.has_static_shape \
+            and r.has_static_shape and a.num_elements != r.num_elements:
+        raise V.op_error(op, f"number of output elements ({r.num_elements}) doesn't match "
+                             f"expected number of elements ({a.num_elements})")
+
+
+def _verify_transpose(op):
+    """``permutation`` is a permutation of the operand dims; result dims follow it."""
+    V.num_operands(1)(op)
+    V.num_results(1)(op)
+    V.same_operands_and_result_element_type(op)
+    perm = _int_list_attr(op, "permutation")
+    src = _tensor_shape(op, op.operands[0], "operand")
+    if src is None:
+        return
+    if sorted(perm) != list(range(len(src))):
+        raise V.op_error(op, f"permutation {perm} is not a permutation of the {len(src)} "
+                             "operand dimensions")
+    res = V.shape_of(op.results[0].type)
+    if res is not None and not V.compatible_shapes(tuple(src[p] for p in perm), res):
+        raise V.op_error(op, f"inferred shape '{_dims_str([src[p] for p in perm])}' is "
+                             f"incompatible with return type of operation "
+                             f"{V.type_str(op.results[0].type)}")
+
+
+def _verify_constant(op):
+    """``value`` present and typed like the result."""
+    V.num_results(1)(op)
+    v = op.attributes.get("value")
+    if v is None:
+        raise V.op_error(op, "requires attribute 'value'")
+    vt = getattr(v, "type", None)
+    if isinstance(vt, T.Type) and not V.compatible_types(vt, op.results[0].type):
+        raise V.op_error(op, f"value type {V.type_str(vt)} doesn't match result type "
+                             f"{V.type_str(op.results[0].type)}")
+
+
+V.register_verifiers({
+    **{f"stablehlo.{n}": _verify_elementwise for n in UNARY_ELEMENTWISE + BINARY_ELEMENTWISE},
+    "stablehlo.compare": _verify_compare,
+    "stablehlo.select": _verify_select,
+    "stablehlo.clamp": _verify_clamp,
+    "stablehlo.dot_general": _verify_dot_general,
+    "stablehlo.dot": _verify_dot,
+    "stablehlo.broadcast_in_dim": _verify_broadcast_in_dim,
+    "stablehlo.reshape": _verify_reshape,
+    "stablehlo.transpose": _verify_transpose,
+    "stablehlo.constant": _verify_constant,
+})
 
 # =====================================================================================
 # Accessors: decode dialect attributes into Python data

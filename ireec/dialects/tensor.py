@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 from ..ir import types as T
+from ..ir import verifier as V
 from ..ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, UnitAttr
 from ..ir.core import Block, Operation, Value
 from .registry import register
@@ -503,3 +504,191 @@ register("tensor.concat", _parse_concat, _print_concat, traits=_PURE)
 register("tensor.pad", _parse_pad, _print_pad, traits=_PURE)
 register("tensor.generate", _parse_generate, _print_generate, traits=_PURE)
 register("tensor.yield", parse_terminator, print_terminator, traits=("terminator",))
+
+
+# -------------------------------------------------------------------- verifiers
+def _ranked(op, i: int, what: str = "ranked tensor") -> T.TensorType:
+    t = op.operands[i].type if i >= 0 else op.results[-1 - i].type
+    if not isinstance(t, T.TensorType) or t.shape is None:
+        kind = f"operand #{i}" if i >= 0 else f"result #{-1 - i}"
+        raise V.op_error(op, f"{kind} must be {what} of any type values, but got "
+                             f"{V.type_str(t)}")
+    return t
+
+
+def _indices(op, start: int) -> None:
+    for k, v in enumerate(op.operands[start:]):
+        if not isinstance(v.type, T.IndexType):
+            raise V.op_error(op, f"operand #{start + k} must be index, but got "
+                                 f"{V.type_str(v.type)}")
+
+
+def _verify_extract(op):
+    """One index per dimension; the result is the element type."""
+    V.at_least_operands(1)(op)
+    V.num_results(1)(op)
+    t = _ranked(op, 0)
+    if len(op.operands) - 1 != t.rank:
+        raise V.op_error(op, "incorrect number of indices for extract_element")
+    _indices(op, 1)
+    if op.results[0].type != t.element_type:
+        raise V.op_error(op, "failed to verify that result type matches element type of tensor")
+
+
+def _verify_insert(op):
+    """One index per dimension; scalar = element type; result typed as the destination."""
+    V.at_least_operands(2)(op)
+    V.num_results(1)(op)
+    t = _ranked(op, 1)
+    if len(op.operands) - 2 != t.rank:
+        raise V.op_error(op, "incorrect number of indices")
+    _indices(op, 2)
+    if op.operands[0].type != t.element_type:
+        raise V.op_error(op, "failed to verify that scalar type matches element type of dest")
+    if not V.compatible_types(op.results[0].type, t):
+        raise V.op_error(op, "failed to verify that result type matches type of dest")
+
+
+def _verify_empty(op):
+    """One index operand per dynamic dimension of the result."""
+    V.num_results(1)(op)
+    t = _ranked(op, -1)
+    n_dyn = sum(d is None for d in t.shape)
+    if len(op.operands) != n_dyn:
+        raise V.op_error(op, f"incorrect number of dynamic sizes, has {len(op.operands)}, "
+                             f"expected {n_dyn}")
+    _indices(op, 0)
+
+
+def _verify_slice(n_fixed: int, source_index: int):
+    """extract_slice / insert_slice: offsets, sizes and strides give one entry per source
+    (insert: destination) dimension, one SSA operand per dynamic entry; element types
+    agree; the slice's rank is at most the full rank."""
+    def check(op):
+        V.num_results(1)(op)
+        full = _ranked(op, source_index)
+        sliced = _ranked(op, -1) if n_fixed == 1 else _ranked(op, 0)
+        n_dyn = 0
+        for a in _SLICE_ATTRS:
+            vals = op.attributes.get(a)
+            if not isinstance(vals, DenseArrayAttr):
+                raise V.op_error(op, f"requires attribute '{a}'")
+            if len(vals.value) != full.rank:
+                raise V.op_error(op, f"expected {full.rank} {a[len('static_'):]} values, got "
+                                     f"{len(vals.value)}")
+            n_dyn += sum(v == K_DYNAMIC for v in vals.value)
+        if len(op.operands) != n_fixed + n_dyn:
+            raise V.op_error(op, f"expected {n_fixed + n_dyn} operands (one per dynamic offset, "
+                                 f"size or stride), but found {len(op.operands)}")
+        _indices(op, n_fixed)
+        if sliced.element_type != full.element_type:
+            raise V.op_error(op, "requires the same element type for the slice and the tensor")
+        if sliced.rank > full.rank:
+            raise V.op_error(op, f"expected the slice rank ({sliced.rank}) to be at most the "
+                                 f"tensor rank ({full.rank})")
+        if n_fixed == 2 and not V.compatible_types(op.results[0].type, op.operands[1].type):
+            raise V.op_error(op, "failed to verify that result type matches type of dest")
+    return check
+
+
+def _verify_reshape_groups(expand: bool):
+    """expand_shape / collapse_shape: the reassociation partitions the dims of the larger
+    type, one group per dim of the smaller one; static group products agree."""
+    def check(op):
+        V.num_results(1)(op)
+        src, res = op.operands[0].type, op.results[0].type
+        if not isinstance(src, T.ShapedType) or not isinstance(res, T.ShapedType) \
+                or src.shape is None or res.shape is None:
+            raise V.op_error(op, "expects ranked source and result types")
+        if T.element_type(src) != T.element_type(res):
+            raise V.op_error(op, "requires the same element type for source and result")
+        small, big = (src, res) if expand else (res, src)
+        if big.rank < small.rank:
+            raise V.op_error(op, f"expected the {'result' if expand else 'source'} rank to be "
+                                 f"greater than or equal to the {'source' if expand else 'result'}"
+                                 " rank")
+        a = op.attributes.get("reassociation")
+        if not isinstance(a, ArrayAttr):
+            raise V.op_error(op, "requires attribute 'reassociation'")
+        groups = [[x.value for x in g] for g in a]
+        flat = [d for g in groups for d in g]
+        if small.rank == 0 and not groups:  # to/from rank 0: every dim of the other is 1
+            if any(d is not None and d != 1 for d in big.shape):
+                raise V.op_error(op, f"expected all dimensions of {V.type_str(big)} to be 1 to "
+                                     "reshape it to or from rank 0")
+            return
+        if len(groups) != small.rank or flat != list(range(big.rank)):
+            raise V.op_error(op, f"expected reassociation map #0 to be valid and contiguous: "
+                                 f"{len(groups)} groups covering the {big.rank} dims of "
+                                 f"{V.type_str(big)}, one group per dim of {V.type_str(small)}")
+        for i, g in enumerate(groups):
+            dims = [big.shape[d] for d in g]
+            if small.shape[i] is not None and all(d is not None for d in dims):
+                prod = 1
+                for d in dims:
+                    prod *= d
+                if prod != small.shape[i]:
+                    raise V.op_error(op, f"expected dimension {i} of the collapsed type to be "
+                                         f"static value of {prod}")
+    return check
+
+
+def _verify_from_elements(op):
+    """As many scalar operands as the static result has elements, each the element type."""
+    V.num_results(1)(op)
+    t = _ranked(op, -1)
+    if t.has_static_shape and len(op.operands) != t.num_elements:
+        raise V.op_error(op, f"expected {t.num_elements} operands, but found {len(op.operands)}")
+    for i, v in enumerate(op.operands):
+        if v.type != t.element_type:
+            raise V.op_error(op, f"operand #{i} must be {V.type_str(t.element_type)}, but got "
+                                 f"{V.type_str(v.type)}")
+
+
+def _verify_cast(op):
+    """Same element type, compatible shapes."""
+    V.num_operands(1)(op)
+    V.num_results(1)(op)
+    a, b = op.operands[0].type, op.results[0].type
+    if not V.compatible_types(a, b):
+        raise V.op_error(op, f"operand type {V.type_str(a)} and result type {V.type_str(b)} are "
+                             "cast incompatible")
+
+
+def _verify_dim(op):
+    """A shaped source and an index."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    if not isinstance(op.operands[0].type, T.ShapedType):
+        raise V.op_error(op, f"operand #0 must be non-0-ranked or unranked tensor, but got "
+                             f"{V.type_str(op.operands[0].type)}")
+    _indices(op, 1)
+
+
+def _verify_reshape(op):
+    """Static element counts of source and result agree; shape operand is 1-D."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    src, res = op.operands[0].type, op.results[0].type
+    if T.element_type(src) != T.element_type(res):
+        raise V.op_error(op, "element types of source and destination tensor types should be "
+                             "the same")
+    if isinstance(src, T.TensorType) and isinstance(res, T.TensorType) \
+            and src.has_static_shape and res.has_static_shape and src.num_elements != res.num_elements:
+        raise V.op_error(op, "source and destination tensor should have the same number of "
+                             "elements")
+
+
+V.register_verifiers({
+    "tensor.extract": _verify_extract,
+    "tensor.insert": _verify_insert,
+    "tensor.empty": _verify_empty,
+    "tensor.extract_slice": _verify_slice(1, 0),
+    "tensor.insert_slice": _verify_slice(2, 1),
+    "tensor.expand_shape": _verify_reshape_groups(True),
+    "tensor.collapse_shape": _verify_reshape_groups(False),
+    "tensor.from_elements": _verify_from_elements,
+    "tensor.cast": _verify_cast,
+    "tensor.dim": _verify_dim,
+    "tensor.reshape": _verify_reshape,
+})

@@ -35,6 +35,7 @@ from ..ir import types as T
 from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, TypeAttr, UnitAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
+from ..ir import verifier as V
 from .registry import register as _register
 from .syntax import parse_terminator, print_terminator
 from .stablehlo import safe_printer
@@ -298,6 +299,80 @@ for _op in OTHER:
     register(f"tosa.{_op}", parse_tosa_op, print_tosa_op)
 # tosa.const: parses both syntaxes, prints generic (valid for every MLIR version).
 register("tosa.const", parse_tosa_op, None, traits=("pure",))
+
+
+# -------------------------------------------------------------------- verifiers
+def _broadcast_compatible(op, values) -> None:
+    """TOSA elementwise operands have the rank of the result, and each dim is 1 or the
+    size the others agree on (ResultsBroadcastableShape)."""
+    shapes = [V.shape_of(v.type) for v in values]
+    if any(s is None for s in shapes):
+        return
+    ranks = {len(s) for s in shapes}
+    if len(ranks) != 1:
+        raise V.op_error(op, "operands and result must all have the same rank")
+    for d in range(len(shapes[0])):
+        sizes = {s[d] for s in shapes[:-1] if s[d] is not None and s[d] != 1}
+        if len(sizes) > 1:
+            raise V.op_error(op, "operands don't have broadcast-compatible shapes")
+        r = shapes[-1][d]
+        if sizes and r is not None and r not in sizes:
+            raise V.op_error(op, "result shape is not the broadcast of the operand shapes")
+
+
+def _element_types_agree(op, values, what="operands and result") -> None:
+    ets = {T.element_type(v.type) for v in values}
+    if len(ets) > 1:
+        raise V.op_error(op, f"requires the same element type for all {what}")
+
+
+def _verify_unary(op):
+    V.num_results(1)(op)
+    V.at_least_operands(1)(op)
+    _element_types_agree(op, [op.operands[0], op.results[0]])
+    if len(op.operands) == 1:
+        V.same_operands_and_result_shape(op)
+
+
+def _verify_binary(same_result_element: bool, bool_result: bool = False):
+    def check(op):
+        V.num_results(1)(op)
+        V.at_least_operands(2)(op)
+        a, b = op.operands[:2]
+        r = op.results[0]
+        _broadcast_compatible(op, [a, b, r])
+        if same_result_element:
+            _element_types_agree(op, [a, b, r])
+        else:
+            _element_types_agree(op, [a, b], "operands")
+        if bool_result:
+            e = T.element_type(r.type)
+            if not (isinstance(e, T.IntegerType) and e.width == 1):
+                raise V.op_error(op, f"result #0 must be tensor of bool values, but got "
+                                     f"{V.type_str(r.type)}")
+    return check
+
+
+def _verify_select(op):
+    V.num_operands(3)(op)
+    V.num_results(1)(op)
+    _broadcast_compatible(op, list(op.operands) + [op.results[0]])
+    _element_types_agree(op, [op.operands[1], op.operands[2], op.results[0]])
+
+
+_SAME_TYPE_UNARY = ("abs", "bitwise_not", "ceil", "clz", "cos", "exp", "floor", "log",
+                    "logical_not", "negate", "reciprocal", "rsqrt", "sin", "sigmoid", "tanh",
+                    "erf", "identity")
+_SAME_TYPE_BINARY = ("add", "arithmetic_right_shift", "bitwise_and", "bitwise_or", "bitwise_xor",
+                     "intdiv", "logical_and", "logical_left_shift", "logical_right_shift",
+                     "logical_or", "logical_xor", "maximum", "minimum", "pow", "sub")
+V.register_verifiers({
+    **{f"tosa.{n}": _verify_unary for n in _SAME_TYPE_UNARY},
+    **{f"tosa.{n}": _verify_binary(True) for n in _SAME_TYPE_BINARY},
+    **{f"tosa.{n}": _verify_binary(False, True) for n in ("equal", "greater", "greater_equal")},
+    "tosa.mul": _verify_binary(False),
+    "tosa.select": _verify_select,
+})
 register("tosa.yield", parse_terminator, print_terminator, traits=("pure", "terminator"))
 register("tosa.cond_if", _parse_cond_if, _print_cond_if_checked)
 register("tosa.while_loop", _parse_while_loop, _print_while_loop_checked)

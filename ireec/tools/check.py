@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, TextIO
 import numpy as np
 
 from ..compiler import compile_module
+from ..ir.verifier import verify
 from ..dialects.func import func_name, func_type, is_declaration
 from ..frontend.parser import parse_source
 from ..ir import types as T
@@ -187,12 +188,13 @@ def _function_at(module, loc) -> Optional[str]:
 
 
 def check_source(text: str, filename: str, target: str = "c") -> List[TestResult]:
-    """Compile ``text`` and run its tests. CompileError only for syntax errors (the file
-    cannot be read at all); tests that do not compile come back as 'unsupported'.
+    """Compile ``text`` and run its tests. CompileError only for syntax errors and IR that
+    does not verify (the file cannot be read at all); tests that do not compile come back as 'unsupported'.
 
     A test whose code fails to compile is dropped and the rest compiled again; when an error
     lies outside the tests (a private helper), each test is compiled alone."""
     parsed = parse_source(text, filename)  # read-only: each compilation parses afresh
+    verify(parsed)  # ill-typed IR is an error of the file, not an unsupported test
     names = test_functions(parsed)
     if not names:
         return []
