@@ -44,6 +44,18 @@ def _parse_alloc(p, name, loc):
     return Operation(name, _index_values(p, dyn) + _index_values(p, sym), [t], attrs, loc=loc)
 
 
+def build_alloc(b, name, memref_type, dynamic_sizes=(), symbol_operands=(), attrs=None):
+    """Create ``memref.alloc``/``memref.alloca`` (``name``) of ``memref_type`` with ``b`` (a
+    :class:`~ireec.ir.core.Builder`), one index operand per dynamic dim and per layout symbol.
+
+    Sets ``operandSegmentSizes`` as MLIR's ``AllocLikeOp`` builders do, so the op prints in
+    its pretty form. Returns the new op.
+    """
+    attrs = dict(attrs or {})
+    attrs["operandSegmentSizes"] = segment_sizes(len(dynamic_sizes), len(symbol_operands))
+    return b.create(name, list(dynamic_sizes) + list(symbol_operands), [memref_type], attrs)
+
+
 def _print_alloc(pr, op):
     dyn, sym = split_segments(op)
     pr.write("(")

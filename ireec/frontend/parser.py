@@ -30,6 +30,7 @@ _SUFFIX = re.compile(r"[A-Za-z0-9_$.\-]+")
 _INT = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+)")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|-?[0-9]+[eE][-+]?[0-9]+")
 _DIM = re.compile(r"(\?|[0-9]+)x")
+_PLAIN_STRING = re.compile(r'"([^"\\\n]*)"')  # a string literal without escapes
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "f8E4M3FN", "f8E5M2",
                 "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E4M3", "f8E3M4", "f8E8M0FNU",
                 "f4E2M1FN", "f6E2M3FN", "f6E3M2FN")
@@ -160,6 +161,10 @@ class Parser:
         self.skip_ws()
         if not self.text.startswith('"', self.pos):
             raise self.error("expected string literal")
+        m = _PLAIN_STRING.match(self.text, self.pos)
+        if m:  # fast path (resource blobs are megabytes of hex)
+            self.pos = m.end()
+            return m.group(1)
         i = self.pos + 1
         out = []
         t = self.text

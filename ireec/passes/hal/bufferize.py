@@ -26,6 +26,7 @@ from ...ir.attributes import DenseArrayAttr
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ...dialects.linalg import build_generic
+from ...dialects.memref import build_alloc
 from ...ir.affine import AffineDim
 from ..pass_base import Pass, PassContext, register_pass
 from .memref_utils import memref_for, strided_memref, strides_and_offset
@@ -285,10 +286,10 @@ class BufferizePass(Pass):
         if d is not None:
             return d
         shape, tile_dims = self._tile_shape(v)
-        attrs = {"operandSegmentSizes": DenseArrayAttr(T.i32, (0, 0))}
+        attrs = {}
         if any(t >= 0 for t in tile_dims):
             attrs["ireec.tile_dims"] = DenseArrayAttr(T.i64, tuple(tile_dims))
-        return b.create("memref.alloca", [], [T.MemRefType(tuple(shape), v.type.element_type)], attrs).result
+        return build_alloc(b, "memref.alloca", T.MemRefType(tuple(shape), v.type.element_type), attrs=attrs).result
 
     def _pad(self, b, op, buf, pref):
         src = op.operands[0]

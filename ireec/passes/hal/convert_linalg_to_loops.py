@@ -51,6 +51,7 @@ from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, Affin
 from ...ir.attributes import IntegerAttr, UnitAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
+from ...dialects.memref import build_alloc
 from .bufferize import segment_sizes
 from .memref_utils import strides_and_offset
 from ..pass_base import Pass, PassContext, register_pass
@@ -451,7 +452,7 @@ class ConvertLinalgToLoopsPass(Pass):
             b = Builder(kb, 0, op.loc)
             rj = maxes[j]
             pt = op.operands[x].type.element_type
-            pbuf = b.create("memref.alloca", [], [T.MemRefType((kc, rj), pt)], {"ireec.c_shape": UnitAttr()}).result
+            pbuf = build_alloc(b, "memref.alloca", T.MemRefType((kc, rj), pt), attrs={"ireec.c_shape": UnitAttr()}).result
             pk = for_loop(b, c0, ckc, c1)
             pb = Builder(pk, 0, op.loc)
             pj = for_loop(pb, c0, ends[j], c1)
@@ -466,7 +467,7 @@ class ConvertLinalgToLoopsPass(Pass):
             body = for_loop(b, c0, ends[d], step)
             blk_ivs[d] = body.args[0]
             b = Builder(body, 0, op.loc)
-        buf = b.create("memref.alloca", [], [T.MemRefType((mr, nr), et)], {"ireec.c_shape": UnitAttr()}).result
+        buf = build_alloc(b, "memref.alloca", T.MemRefType((mr, nr), et), attrs={"ireec.c_shape": UnitAttr()}).result
 
         def block(bb: Builder, extra: List[int]):
             ivs: List = [None] * len(order)
