@@ -3,7 +3,7 @@
 // The matmul is the root; the fill of its init is cloned in, and its elementwise
 // consumers join its region. Nothing computes outside the region.
 // CHECK-LABEL: func.func @matmul_bias_exp
-// CHECK:         %[[R:.+]] = {{"?}}flow.dispatch.region
+// CHECK:         %[[R:[0-9]+]] = {{"?}}flow.dispatch.region
 // CHECK:           tensor.empty
 // CHECK:           linalg.fill
 // CHECK:           linalg.matmul

@@ -17,7 +17,7 @@
 // CHECK:       sym_name = "main_dispatch_0"
 // CHECK-LABEL: func.func @main(
 // CHECK-NOT:     flow.dispatch.region
-// CHECK:         %[[D:.+]] = flow.dispatch @main_dispatch_0::@main_dispatch_0_reduction_4x8_f32(%arg0)
+// CHECK:         %[[D:[0-9]+]] = flow.dispatch @main_dispatch_0::@main_dispatch_0_reduction_4x8_f32(%arg0)
 // CHECK:         return %[[D]]
 func.func @main(%a: tensor<4x8xf32>) -> tensor<4xf32> {
   %0 = "flow.dispatch.region"() ({
