@@ -412,10 +412,13 @@ def _parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argpars
     args, extra = parser.parse_known_args(argv)
     if extra:
         prog = parser.prog
-        for action in parser._subparsers._group_actions if parser._subparsers else ():
-            sub = getattr(action, "choices", {}).get(getattr(args, "command", None))
-            if sub is not None:
-                prog = sub.prog
+        command = getattr(args, "command", None)
+        after = argv[argv.index(command) + 1:] if command in argv else []
+        if all(a in after for a in extra):  # given to the subcommand, not before it
+            for action in parser._subparsers._group_actions if parser._subparsers else ():
+                sub = getattr(action, "choices", {}).get(command)
+                if sub is not None:
+                    prog = sub.prog
         raise _UsageError(f"unrecognized arguments: {' '.join(extra)} "
                           f"(see '{prog} --help')")
     return args
