@@ -112,9 +112,20 @@ def resume_index(compile_from: Optional[str], compile_to: str, module, ctx: Pass
         raise CompileError(f"--compile-to={compile_to} is not after --compile-from={compile_from}")
     from .dialects.func import func_name
 
+    # What each phase leaves on every public function with a body: the ABI wrapper's mark,
+    # then the stream phase's memory plan. Without it the input is not that phase's IR.
+    marker = {"abi": "iree.abi.stub", "flow": "iree.abi.stub",
+              "stream": "stream.memory_plan", "hal": "stream.memory_plan"}.get(compile_from)
     report = ctx.report.setdefault("functions", {})
     for f in module.body.ops:
-        plan = f.attributes.get("stream.memory_plan") if f.name == "func.func" else None
+        if f.name != "func.func" or not (f.regions and f.regions[0].blocks):
+            continue
+        public = getattr(f.attributes.get("sym_visibility"), "value", "public") == "public"
+        if marker and public and marker not in f.attributes:
+            raise CompileError(f"function @{func_name(f)} is not IR printed after the "
+                               f"'{compile_from}' phase (it has no {marker}); --compile-from="
+                               f"{compile_from} takes what --compile-to={compile_from} prints", f.loc)
+        plan = f.attributes.get("stream.memory_plan")
         if isinstance(plan, DictAttr):
             report[func_name(f)] = {k: getattr(a, "value", 0) for k, a in plan.value}
     return first
