@@ -1,24 +1,35 @@
 PYTHON ?= python3
 
-.PHONY: install test test-fast bench corpus-status sanitize clean
+.PHONY: help install test test-fast bench corpus-status sanitize clean
 
-install:
+# `make help`: every target of this file, one line each (the text after `##` on its rule line).
+help: ## list the targets
+	@awk -F':' '/^[A-Za-z][A-Za-z0-9_-]*:/ { d = $$0; sub(/^[^#]*(## ?)?/, "", d); if (d == $$0) d = ""; printf "  %-15s %s\n", $$1, d }' $(MAKEFILE_LIST)
+
+install: ## pip install -e ".[test]" (the package and its test dependencies)
 	$(PYTHON) -m pip install -e ".[test]"
 
-test:
+test: ## the whole test suite (what .ci/run runs)
 	$(PYTHON) -m pytest -q
 
-test-fast:
+test-fast: ## the test suite without the tests marked slow, stopping at the first failure
 	$(PYTHON) -m pytest -q -x -m "not slow"
 
 # Speed against numpy (and IREE when `pip install -e ".[iree]"` is done); writes
 # benchmarks/RESULTS.md. Not part of .ci/run. `make bench BENCH_ARGS=--quick` for a fast pass.
-bench:
+bench: ## time the benchmarks against numpy (and IREE); writes benchmarks/RESULTS.md
 	$(PYTHON) -m benchmarks $(BENCH_ARGS)
 
 # Rerun IREE's e2e corpus and rewrite tests/e2e/corpus_status.md.
-corpus-status:
+corpus-status: ## rerun IREE's e2e corpus and rewrite tests/e2e/corpus_status.md
 	$(PYTHON) -m tests.e2e.corpus --update
 
-clean:
+# The generated C of every model and of a corpus subset, built with
+# -fsanitize=address,undefined and run in Pythons started with LD_PRELOAD of the sanitizer
+# runtimes (see tests/e2e/sanitize.py). `make sanitize SANITIZE_ARGS=--corpus=all` for the
+# whole corpus. Not part of .ci/run.
+sanitize: ## run the models and a corpus subset under ASan+UBSan (SANITIZE_ARGS=--corpus=all)
+	$(PYTHON) -m tests.e2e.sanitize $(SANITIZE_ARGS)
+
+clean: ## remove build outputs and caches
 	rm -rf build dist *.egg-info .pytest_cache

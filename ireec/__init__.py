@@ -8,59 +8,86 @@ Public API::
     m = ireec.compile_source(mlir_text)
     y = m.abs(np.float32(-2))                            # numpy in, numpy out
 
+Errors: ``ireec.CompileError`` (bad MLIR input; ``str(e)`` is ``file:line:col: error: ...``
+with the source line and a caret) and ``ireec.BuildError`` (the C compiler failed).
+
 Compiled libraries are cached under ``$IREEC_CACHE_DIR`` (default
 ``$XDG_CACHE_HOME/ireec`` or ``~/.cache/ireec``), keyed by the generated sources, the
 target and the toolchain environment (CC, CFLAGS...).
 """
-from __future__ import annotations
-
-import hashlib
-import os
-import tempfile
-from pathlib import Path
-from typing import TYPE_CHECKING, Union
+import hashlib as _hashlib
+import os as _os
+import tempfile as _tempfile
+from pathlib import Path as _Path
+from typing import TYPE_CHECKING as _TYPE_CHECKING, Union as _Union
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load", "compile_file", "compile_source", "cache_dir"]
+#: The public API. Everything else lives in submodules (``ireec.compiler`` for the
+#: compiler driver, ``ireec.cli`` for the ``ireec`` command...).
+__all__ = ["__version__", "load", "compile_file", "compile_source", "cache_dir",
+           "CompileError", "BuildError"]
 
-if TYPE_CHECKING:  # pragma: no cover
+if _TYPE_CHECKING:  # pragma: no cover
     from .runtime.loader import LoadedModule
 
 
-def load(path: Union[str, os.PathLike]) -> "LoadedModule":
+def __getattr__(name: str):
+    """The error classes, imported on first use so that ``import ireec`` stays cheap:
+    ``CompileError`` (bad MLIR input, with its location) and ``BuildError`` (cc failed)."""
+    if name == "CompileError":
+        from .ir.diagnostics import CompileError
+
+        return CompileError
+    if name == "BuildError":
+        from .runtime.build import BuildError
+
+        return BuildError
+    raise AttributeError(f"module 'ireec' has no attribute '{name}'")
+
+
+def __dir__():
+    """The public API, the module's dunders and the submodules imported so far."""
+    import types
+
+    submodules = {n for n, v in globals().items() if isinstance(v, types.ModuleType)
+                  and getattr(v, "__name__", "").startswith(__name__ + ".")}
+    return sorted(set(__all__) | submodules | {n for n in globals() if n.startswith("__")})
+
+
+def load(path: "_Union[str, _os.PathLike]") -> "LoadedModule":
     """Load a shared library built by ireec; see :class:`ireec.runtime.loader.LoadedModule`."""
     from .runtime.loader import load as _load
 
     return _load(path)
 
 
-def cache_dir() -> Path:
+def cache_dir() -> "_Path":
     """Where compile_file/compile_source keep built libraries (created on demand)."""
-    env = os.environ.get("IREEC_CACHE_DIR")
+    env = _os.environ.get("IREEC_CACHE_DIR")
     if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ireec"
+        return _Path(env)
+    base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
+    return _Path(base) / "ireec"
 
 
-def _library_for(output, target: str) -> Path:
+def _library_for(output, target: str) -> "_Path":
     """Build (or reuse from the cache) the shared library of a CompileOutput."""
     from .runtime.build import build_shared_library
 
-    h = hashlib.sha256()
+    h = _hashlib.sha256()
     for key in ("CC", "CFLAGS", "LDFLAGS", "NVCC", "NVCCFLAGS"):
-        h.update(f"{key}={os.environ.get(key, '')}\0".encode())
+        h.update(f"{key}={_os.environ.get(key, '')}\0".encode())
     h.update(f"target={target}\0module={output.module_name}\0".encode())
     for name in sorted(output.files):
         h.update(name.encode() + b"\0" + output.files[name].encode() + b"\0")
     digest = h.hexdigest()[:24]
-    for directory in (cache_dir(), Path(tempfile.gettempdir()) / "ireec-cache"):
+    for directory in (cache_dir(), _Path(_tempfile.gettempdir()) / "ireec-cache"):
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError:
             continue
-        if not os.access(directory, os.W_OK):
+        if not _os.access(directory, _os.W_OK):
             continue
         lib = directory / f"lib{output.module_name}-{target}-{digest}.so"
         if lib.is_file():
@@ -69,7 +96,7 @@ def _library_for(output, target: str) -> Path:
     raise OSError("no writable cache directory for compiled modules (set IREEC_CACHE_DIR)")
 
 
-def compile_file(path: Union[str, os.PathLike], target: str = "c", **options) -> "LoadedModule":
+def compile_file(path: "_Union[str, _os.PathLike]", target: str = "c", **options) -> "LoadedModule":
     """Compile the MLIR file at ``path`` for ``target`` ('c', 'openmp' or 'cuda'), build it
     into a shared library (cached) and load it.
 
@@ -92,9 +119,9 @@ def compile_source(text: str, target: str = "c", *, source_name: str = "<source>
     if compile_src is not None:
         output = compile_src(text, source_name, target=target, **options)
     else:  # a compiler without compile_source: go through a file
-        with tempfile.TemporaryDirectory(prefix="ireec-src-") as tmp:
-            stem = Path(source_name).stem if not source_name.startswith("<") else "source"
-            src = Path(tmp) / f"{stem or 'source'}.mlir"
+        with _tempfile.TemporaryDirectory(prefix="ireec-src-") as tmp:
+            stem = _Path(source_name).stem if not source_name.startswith("<") else "source"
+            src = _Path(tmp) / f"{stem or 'source'}.mlir"
             src.write_text(text, encoding="utf-8")
             output = _compiler.compile_file(str(src), target=target, **options)
     return load(_library_for(output, target))

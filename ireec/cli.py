@@ -4,6 +4,7 @@
     ireec compile model.mlir --compile-to=flow                  # IR after a phase
     ireec build model.mlir -o libmodel.so [--target=openmp]
     ireec run-module --module=libmodel.so --function=abs --input=f32=-2
+    ireec opt model.mlir --pass-pipeline=canonicalize,iree-stream-schedule-allocation
 
 ``run-module`` prints what ``iree-run-module`` prints (``EXEC @abs``,
 ``result[0]: hal.buffer_view``, ``f32=2``). User errors print ``error: ...`` (or, for
@@ -24,6 +25,8 @@ from typing import Dict, Optional, Sequence
 from . import __version__
 
 PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
+# Phases whose printed IR `--compile-from` resumes from (ireec.compiler.RESUMABLE_PHASES).
+RESUMABLE_PHASES = PHASES[:-2]
 TARGETS = ("c", "openmp", "cuda")
 # --iree-hal-target-backends values we accept, and the ireec target each means.
 IREE_BACKENDS = {"llvm-cpu": "c", "cuda": "cuda"}
@@ -96,6 +99,8 @@ def _compile(args, compile_to: str):
     opts: Dict[str, object] = {"target": target, "compile_to": compile_to}
     if getattr(args, "module_name", None):
         opts["module_name"] = args.module_name
+    if getattr(args, "compile_from", None):
+        opts["compile_from"] = args.compile_from
     if getattr(args, "dump_compilation_phases_to", None):
         opts["dump_phases_to"] = args.dump_compilation_phases_to
     if getattr(args, "verify_each", False):
@@ -113,8 +118,9 @@ def _compile(args, compile_to: str):
 def _print_memory_plan(out) -> None:
     """One stderr line per function: the static plan's arena and its bounds (bytes)."""
     for name, plan in sorted(out.report.get("functions", {}).items()):
+        count = f" {plan['transients']}" if "transients" in plan else ""
         _err(f"@{name}: workspace arena {plan['arena_bytes']} B (lower bound {plan['lower_bound_bytes']} B, "
-             f"sum of {plan['transients']} transients {plan['transient_sum_bytes']} B)")
+             f"sum of{count} transients {plan['transient_sum_bytes']} B)")
     if "constant_pool_bytes" in out.report:
         _err(f"constants: {out.report['constant_pool_bytes']} B pooled read-only")
 
@@ -148,6 +154,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print-memory-plan", dest="print_memory_plan", action="store_true",
                    help="print each function's workspace arena, its lower bound and the sum of "
                         "its transients (bytes) to stderr")
+    p.add_argument("--compile-from", dest="compile_from", choices=RESUMABLE_PHASES,
+                   metavar="PHASE",
+                   help="FILE is the IR printed after PHASE (--compile-to or "
+                        "--dump-compilation-phases-to); resume with the next phase "
+                        f"({'|'.join(RESUMABLE_PHASES)})")
 
 
 def _add_verify_each(p: argparse.ArgumentParser) -> None:
@@ -159,9 +170,6 @@ def _add_verify_each(p: argparse.ArgumentParser) -> None:
 def _cmd_compile(args) -> int:
     fmt = args.output_format
     compile_to = args.compile_to or "end"
-    if fmt == "vm-bytecode":
-        raise UserError("--output-format=vm-bytecode is not supported: ireec emits C "
-                        "(use --output-format=vm-c, or `ireec build` for a shared library)")
     if fmt == "vm-asm" and compile_to == "end":
         compile_to = "vm"  # the VM-level IR, printed as MLIR
     _resolve_target(args)  # flag errors first, then the input, then the output
@@ -269,11 +277,41 @@ def _cmd_run_module(args) -> int:
 
 
 def _cmd_check(args) -> int:
+    from .compiler import read_source
     from .tools import check
 
+    read_source(_check_readable(args.input))  # the same errors as compile and build
     if args.verify_each:  # the compile calls of the checker read it (compiler.verify_each_default)
         os.environ["IREEC_VERIFY_EACH"] = "1"
     return check.main(args.input, target=args.target)
+
+
+# ---------------------------------------------------------------------------
+# ireec opt
+# ---------------------------------------------------------------------------
+
+def _cmd_opt(args) -> int:
+    from .passes.registry import PassPipelineError
+    from .tools import opt
+
+    if args.list_passes:
+        sys.stdout.write("Passes (name: what it does), in pipeline order:\n" + opt.list_passes())
+        return 0
+    if not args.file:
+        raise _UsageError("no input file given (see 'ireec opt --help')")
+    if not args.pass_pipeline:
+        raise _UsageError("no passes given: use --pass-pipeline=name1,name2 "
+                          "(see 'ireec opt --list-passes')")
+    try:
+        from .passes.registry import parse_pass_pipeline
+
+        parse_pass_pipeline(args.pass_pipeline)  # unknown names before the input's errors
+        text = opt.opt_file(_check_readable(args.file), args.pass_pipeline, target=args.target,
+                            generic=args.mlir_print_op_generic)
+    except PassPipelineError as e:
+        raise UserError(str(e)) from None
+    _write_text(args.output or "-", text)
+    return 0
 
 
 # ---------------------------------------------------------------------------
@@ -307,7 +345,7 @@ def _make_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT",
                    help="output directory for vm-c; output file for --compile-to (default stdout)")
     p.add_argument("--output-format", dest="output_format", default="vm-c",
-                   choices=("vm-c", "vm-asm", "vm-bytecode"),
+                   choices=("vm-c", "vm-asm"),
                    help="vm-c: C sources (default); vm-asm: the IR at the vm phase")
     p.add_argument("--compile-to", dest="compile_to", choices=PHASES, metavar="PHASE",
                    help=f"stop after a phase and print its IR ({'|'.join(PHASES)})")
@@ -360,9 +398,42 @@ def _make_parser() -> argparse.ArgumentParser:
     _add_benchmark_arguments(p)
     p.set_defaults(handler=_cmd_benchmark_module)
 
+    p = sub.add_parser("opt", help="run named passes on an MLIR file and print the IR, "
+                                   "like iree-opt", allow_abbrev=False)
+    p.add_argument("file", metavar="FILE", nargs="?", help="MLIR input")
+    p.add_argument("--pass-pipeline", "--passes", dest="pass_pipeline", metavar="PASSES",
+                   help="comma-separated pass names, run in order "
+                        "(MLIR's 'builtin.module(a,func.func(b))' form is accepted too)")
+    p.add_argument("--list-passes", dest="list_passes", action="store_true",
+                   help="list the registered passes and exit")
+    p.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
+    p.add_argument("--target", choices=TARGETS, default="c",
+                   help="target the hal passes lower for (default: c)")
+    p.add_argument("--mlir-print-op-generic", dest="mlir_print_op_generic", action="store_true",
+                   help="print every op in the generic form")
+    p.set_defaults(handler=_cmd_opt)
+
     # Further subcommands register here, each as sub.add_parser(...) with
     # set_defaults(handler=...).
     return parser
+
+
+def _parse_args(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse ``argv``; an argument no parser knows is reported against the help of the
+    subcommand it was given to (``ireec build --help``), not the top level's."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        prog = parser.prog
+        command = getattr(args, "command", None)
+        after = argv[argv.index(command) + 1:] if command in argv else []
+        if all(a in after for a in extra):  # given to the subcommand, not before it
+            for action in parser._subparsers._group_actions if parser._subparsers else ():
+                sub = getattr(action, "choices", {}).get(command)
+                if sub is not None:
+                    prog = sub.prog
+        raise _UsageError(f"unrecognized arguments: {' '.join(extra)} "
+                          f"(see '{prog} --help')")
+    return args
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -373,7 +444,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     parser = _make_parser()
     try:
-        args = parser.parse_args(list(argv) if argv is not None else None)
+        args = _parse_args(parser, list(argv) if argv is not None else sys.argv[1:])
         return int(args.handler(args) or 0)
     except SystemExit as e:  # --help / --version
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)

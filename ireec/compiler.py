@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from .frontend.parser import parse_source
-from .ir.diagnostics import CompileError, Location
+from .ir.attributes import DictAttr
+from .ir.diagnostics import CompileError, Location, register_source
 from .ir.printer import print_module
 from .ir.verifier import verify
 from .passes.pass_base import PassContext
@@ -40,11 +41,14 @@ def default_module_name(path: str) -> str:
 def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
-                   ir_sink=None, verify_each: Optional[bool] = None) -> CompileOutput:
+                   ir_sink=None, verify_each: Optional[bool] = None,
+                   compile_from: Optional[str] = None) -> CompileOutput:
     """Compile MLIR text. ``compile_to`` is one of input|abi|flow|stream|hal|vm|end.
 
     The parsed module is always verified; ``verify_each`` verifies again after every pass
     (None: on when the environment variable ``IREEC_VERIFY_EACH`` is ``1``).
+    ``compile_from`` (iree-compile's ``--compile-from``): the text is the IR printed after
+    that phase (input|abi|flow|stream|hal); the pipeline resumes with the next phase.
     Raises CompileError (file:line:col) for malformed, ill-typed or unsupported input.
     """
     if compile_to not in PHASES:
@@ -53,13 +57,14 @@ def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
     return compile_module(module, filename, target=target, module_name=module_name,
                           compile_to=compile_to, dump_phases_to=dump_phases_to,
                           print_ir_after_all=print_ir_after_all, ir_sink=ir_sink,
-                          verify_each=verify_each)
+                          verify_each=verify_each, compile_from=compile_from)
 
 
 def compile_module(module, filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
-                   ir_sink=None, verify_each: Optional[bool] = None) -> CompileOutput:
+                   ir_sink=None, verify_each: Optional[bool] = None,
+                   compile_from: Optional[str] = None) -> CompileOutput:
     """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source."""
     from .targets import get_target
 
@@ -76,7 +81,10 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
     if dump_phases_to:
         os.makedirs(dump_phases_to, exist_ok=True)
     out = CompileOutput(module_name=name, report=ctx.report)
+    first = resume_index(compile_from, compile_to, module, ctx)
     for i, phase in enumerate(PHASES[:-1]):
+        if i < first:
+            continue
         for cls, _why in passes_for(phase):
             cls().run(module, ctx)
             if verify_each:
@@ -110,13 +118,69 @@ def verify_after_pass(module, pass_name: str) -> None:
                                             f"verify (a compiler bug)"]) from None
 
 
-def compile_file(path: str, **kw) -> CompileOutput:
-    """Read ``path`` and :func:`compile_source` it. CompileError if unreadable."""
+#: Phases whose printed IR holds all the pipeline needs to resume (``--compile-from``): the
+#: vm phase's emitc IR no longer carries the memory plan the C skeleton is rendered from.
+RESUMABLE_PHASES = PHASES[:-2]
+
+
+def resume_index(compile_from: Optional[str], compile_to: str, module, ctx: PassContext) -> int:
+    """Index in PHASES of the first phase to run when the input is the IR printed after
+    ``compile_from`` (0 when None). The memory plan the stream phase recorded on each
+    public function (``stream.memory_plan``) goes back into ``ctx.report``.
+    Raises CompileError for a phase that cannot be resumed from or that is not before
+    ``compile_to``."""
+    if compile_from is None:
+        return 0
+    if compile_from not in RESUMABLE_PHASES:
+        raise CompileError(f"cannot compile from phase '{compile_from}' "
+                           f"(phases: {', '.join(RESUMABLE_PHASES)})")
+    first = PHASES.index(compile_from) + 1
+    if PHASES.index(compile_to) < first:
+        raise CompileError(f"--compile-to={compile_to} is not after --compile-from={compile_from}")
+    from .dialects.func import func_name
+
+    # What each phase leaves on every public function with a body: the ABI wrapper's mark,
+    # then the stream phase's memory plan. Without it the input is not that phase's IR.
+    marker = {"abi": "iree.abi.stub", "flow": "iree.abi.stub",
+              "stream": "stream.memory_plan", "hal": "stream.memory_plan"}.get(compile_from)
+    report = ctx.report.setdefault("functions", {})
+    for f in module.body.ops:
+        if f.name != "func.func" or not (f.regions and f.regions[0].blocks):
+            continue
+        public = getattr(f.attributes.get("sym_visibility"), "value", "public") == "public"
+        if marker and public and marker not in f.attributes:
+            raise CompileError(f"function @{func_name(f)} is not IR printed after the "
+                               f"'{compile_from}' phase (it has no {marker}); --compile-from="
+                               f"{compile_from} takes what --compile-to={compile_from} prints", f.loc)
+        plan = f.attributes.get("stream.memory_plan")
+        if isinstance(plan, DictAttr):
+            report[func_name(f)] = {k: getattr(a, "value", 0) for k, a in plan.value}
+    return first
+
+
+def read_source(path: str) -> str:
+    """The text of the MLIR file ``path``.
+
+    Raises CompileError when the file cannot be read, or when it is not UTF-8 (MLIR source
+    is UTF-8): located at the line and column of the first byte that is not, the column
+    counted in characters like the parser's, with the line shown up to that byte.
+    """
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
-    except UnicodeDecodeError:
-        raise CompileError("input file is not UTF-8 text", Location(path, 0, 0)) from None
-    return compile_source(text, path, **kw)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start].decode("utf-8")  # valid up to the first bad byte
+        line_start = before.rfind("\n") + 1
+        register_source(path, data.decode("utf-8", errors="replace"))
+        raise CompileError(f"input is not UTF-8 text (byte 0x{data[e.start]:02x})",
+                           Location(path, before.count("\n") + 1,
+                                    len(before) - line_start + 1)) from None
+
+
+def compile_file(path: str, **kw) -> CompileOutput:
+    """Read ``path`` (:func:`read_source`) and :func:`compile_source` it."""
+    return compile_source(read_source(path), path, **kw)

@@ -267,7 +267,7 @@ def test_compile_errors(fake_compiler, mlir_file, capsys, tmp_path):
     rc, _, err = run(capsys, "compile", str(mlir_file))
     assert_clean_error(rc, err, "-o DIR")
     rc, _, err = run(capsys, "compile", str(mlir_file), "--output-format=vm-bytecode", "-o", "x")
-    assert_clean_error(rc, err, "vm-bytecode is not supported")
+    assert_clean_error(rc, err, "invalid choice: 'vm-bytecode'")
     rc, _, err = run(capsys, "compile", str(mlir_file), "--iree-hal-target-backends=vmvx")
     assert_clean_error(rc, err, "unsupported --iree-hal-target-backends=vmvx")
     rc, _, err = run(capsys, "compile", str(mlir_file), "--target=openmp",

@@ -1,0 +1,63 @@
+"""``ireec opt``: run named passes on an MLIR file and print the IR, like ``iree-opt`` /
+``mlir-opt`` (``--pass-pipeline=name1,name2``).
+
+The passes come from :mod:`ireec.passes.registry` (their ``name`` is the iree-opt flag
+spelling). Passes run in the order given, on the whole module, without the rest of the
+pipeline: a pass whose input must come out of earlier passes (``bufferize`` after
+``materialize-interfaces``...) is given them in the pipeline string, or its input file is
+the IR printed at the right phase (``ireec compile --compile-to=PHASE``).
+"""
+from __future__ import annotations
+
+import os
+from typing import List, Optional, Type
+
+from ..compiler import default_module_name, read_source
+from ..frontend.parser import parse_source
+from ..ir.diagnostics import CompileError
+from ..ir.printer import print_module
+from ..passes.pass_base import Pass, PassContext
+from ..passes.registry import PassPipelineError, pass_descriptions, parse_pass_pipeline
+
+
+def list_passes() -> str:
+    """One line per registered pass: its name and what it does (pipeline order)."""
+    desc = pass_descriptions()
+    width = max(len(n) for n in desc)
+    return "".join(f"  {name.ljust(width)}  {text}\n" for name, text in desc.items())
+
+
+def run_passes(module, passes: List[Type[Pass]], ctx: PassContext) -> None:
+    """Run ``passes`` in order on ``module`` (in place).
+
+    CompileError from a pass propagates (it carries the op's location); any other exception
+    becomes a PassPipelineError naming the pass, since a pass given IR it does not expect
+    (e.g. without the passes that must run before it) is the usual cause here.
+    """
+    for cls in passes:
+        try:
+            cls().run(module, ctx)
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - reported with the pass's name
+            if os.environ.get("IREEC_DEBUG"):
+                raise
+            raise PassPipelineError(
+                f"internal error in pass '{cls.name}': {type(e).__name__}: {e} (does its input "
+                "need the passes that run before it in the pipeline? see "
+                "'ireec opt --list-passes')") from None
+
+
+def opt_file(path: str, pipeline: str, *, target: str = "c",
+             module_name: Optional[str] = None, generic: bool = False) -> str:
+    """Parse ``path``, run the passes named by ``pipeline`` and return the printed IR.
+
+    Raises PassPipelineError for an unknown pass name (before reading the file) and
+    CompileError for malformed input.
+    """
+    passes = parse_pass_pipeline(pipeline)
+    module = parse_source(read_source(path), path)
+    ctx = PassContext(target=target, module_name=module_name or default_module_name(path),
+                      source_name=os.path.basename(path))
+    run_passes(module, passes, ctx)
+    return print_module(module, generic=generic)

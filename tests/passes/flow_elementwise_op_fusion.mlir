@@ -1,0 +1,45 @@
+// RUN: ireec opt %s --pass-pipeline=iree-dispatch-creation-elementwise-op-fusion | filecheck %s
+
+// An elementwise producer with one use is fused into its consumer: one linalg.generic
+// computes add then exp.
+// CHECK-LABEL: func.func @producer_into_consumer
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%arg0, %arg1 : tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK:         arith.addf
+// CHECK-NEXT:    math.exp
+// CHECK-NEXT:    linalg.yield
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @producer_into_consumer(%a: tensor<4x16xf32>, %b: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e0 = tensor.empty() : tensor<4x16xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4x16xf32>, tensor<4x16xf32>) outs(%e0 : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  %e1 = tensor.empty() : tensor<4x16xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%0 : tensor<4x16xf32>) outs(%e1 : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.exp %x : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  return %1 : tensor<4x16xf32>
+}
+
+// A splat constant operand becomes a scalar constant inside the body.
+// CHECK-LABEL: func.func @splat_becomes_scalar
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%arg0 : tensor<8xf32>)
+// CHECK:         arith.constant 2.0{{.*}} : f32
+// CHECK:         arith.mulf
+// CHECK:       return
+func.func @splat_becomes_scalar(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %c = arith.constant dense<2.0> : tensor<8xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a, %c : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.mulf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}

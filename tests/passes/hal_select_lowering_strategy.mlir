@@ -1,0 +1,34 @@
+// RUN: ireec opt %s --pass-pipeline=iree-abi-wrap-entry-points,iree-dispatch-creation-form-dispatch-regions,iree-flow-outline-dispatch-regions,iree-stream-schedule-allocation,iree-hal-materialize-interfaces,linalg-generalize-named-ops,iree-llvmcpu-select-lowering-strategy | filecheck %s
+
+// Tile sizes per kernel, and workgroup count = ceil(extent / tile) per distributed dimension:
+// 100000 elements in tiles of 4096 are 25 workgroups; a 256x200 matmul in 64x64 tiles is 4x4
+// (200 / 64 rounds up); its reduction dimension is not tiled (0).
+// CHECK:       hal.executable.export
+// CHECK-SAME:    sym_name = "ew_dispatch_0_elementwise_100000_f32"
+// CHECK-SAME:    workgroup_count = array<i64: 25, 1, 1>
+// CHECK:       func.func @ew_dispatch_0_elementwise_100000_f32()
+// CHECK-SAME:    translation_info = #iree_codegen.translation_info<pipeline = CPUDoubleTilingExpert>
+// CHECK:         linalg.generic
+// CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}4096]]>
+// CHECK:       hal.executable.export
+// CHECK-SAME:    sym_name = "mm_dispatch_0_matmul_256x200x128_f32"
+// CHECK-SAME:    workgroup_count = array<i64: 4, 4, 1>
+// CHECK:       func.func @mm_dispatch_0_matmul_256x200x128_f32()
+// CHECK:         linalg.generic{{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}64, 64, 0]]>
+func.func @ew(%a: tensor<100000xf32>) -> tensor<100000xf32> {
+  %e = tensor.empty() : tensor<100000xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<100000xf32>) outs(%e : tensor<100000xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.exp %x : f32
+    linalg.yield %s : f32
+  } -> tensor<100000xf32>
+  return %0 : tensor<100000xf32>
+}
+func.func @mm(%x: tensor<256x128xf32>, %w: tensor<128x200xf32>) -> tensor<256x200xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x200xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x200xf32>) -> tensor<256x200xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<256x128xf32>, tensor<128x200xf32>) outs(%f : tensor<256x200xf32>) -> tensor<256x200xf32>
+  return %m : tensor<256x200xf32>
+}
