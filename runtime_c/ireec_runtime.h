@@ -68,11 +68,13 @@
 #define IREEC_INLINE static inline
 #endif
 
-/* Alignment of the workspace pointer every generated function receives. */
+/* Alignment of the workspace pointer every generated function receives: entry
+ * points refuse a misaligned one with IREEC_STATUS_INVALID_ARGUMENT. */
 #define IREEC_WORKSPACE_ALIGNMENT 64
 
-/* Version of the reflection structs below; bumped on any layout change. */
-#define IREEC_ABI_VERSION 1
+/* Version of the reflection structs and the generic trampoline below; bumped on any
+ * change of their layout or signature. */
+#define IREEC_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,8 +238,13 @@ typedef struct ireec_tensor_info_t {
 
 /* Generic trampoline: args[i] / results[j] point at dense row-major buffers of
  * the sizes in the tables; workspace points at workspace_size bytes aligned to
- * IREEC_WORKSPACE_ALIGNMENT (may be NULL when workspace_size is 0). */
-typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, void *workspace);
+ * IREEC_WORKSPACE_ALIGNMENT (may be NULL when the function needs none). It returns
+ * the typed entry's status, and IREEC_STATUS_INVALID_ARGUMENT without running
+ * anything when args/results (or one of their non-empty buffers) are NULL, when
+ * workspace_size is below the function's need, or when a needed workspace is NULL
+ * or misaligned. */
+typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results,
+                                          void *workspace, int64_t workspace_size);
 
 typedef struct ireec_function_info_t {
   const char *name;              /* the MLIR function name, e.g. "matmul_static" */

@@ -21,6 +21,7 @@ crashes (a signal) is reported and the tests after it still run.
 """
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import signal
@@ -203,6 +204,7 @@ def _run_tests(lib_path, names: List[str], checks: Dict[str, list],
         if pid == 0:  # child: run the tests, never return into the caller's stack
             code = 0
             try:
+                faulthandler.disable()  # the parent reports the crash; no traceback dump
                 os.close(rfd)
                 with os.fdopen(wfd, "w", encoding="utf-8") as out:
                     for r in _results_in_process(lib_path, pending, checks):
