@@ -376,13 +376,14 @@ IREEC_INLINE double ireec_minimumd(double a, double b) {
 
 /*===----------------------------------------------------------------------===*
  * Integer division rounding toward -inf / +inf (arith.floordivsi,
- * arith.ceildivsi). b must be non-zero (as in MLIR); MIN / -1 wraps to MIN
- * instead of trapping.
+ * arith.ceildivsi). MLIR gives b == 0 a poison result: here it divides by 1
+ * instead of trapping, and MIN / -1 wraps to MIN.
  *===----------------------------------------------------------------------===*/
 
 IREEC_INLINE int64_t ireec_floordiv_i64(int64_t a, int64_t b) {
   int64_t q;
   if (b == -1) return (int64_t)(0u - (uint64_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -390,6 +391,7 @@ IREEC_INLINE int64_t ireec_floordiv_i64(int64_t a, int64_t b) {
 IREEC_INLINE int32_t ireec_floordiv_i32(int32_t a, int32_t b) {
   int32_t q;
   if (b == -1) return (int32_t)(0u - (uint32_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -397,6 +399,7 @@ IREEC_INLINE int32_t ireec_floordiv_i32(int32_t a, int32_t b) {
 IREEC_INLINE int64_t ireec_ceildiv_i64(int64_t a, int64_t b) {
   int64_t q;
   if (b == -1) return (int64_t)(0u - (uint64_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
   return q;
@@ -404,15 +407,18 @@ IREEC_INLINE int64_t ireec_ceildiv_i64(int64_t a, int64_t b) {
 IREEC_INLINE int32_t ireec_ceildiv_i32(int32_t a, int32_t b) {
   int32_t q;
   if (b == -1) return (int32_t)(0u - (uint32_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
   return q;
 }
-/* Unsigned ceil division (arith.ceildivui); b must be non-zero. */
+/* Unsigned ceil division (arith.ceildivui); b == 0 (poison) divides by 1. */
 IREEC_INLINE uint64_t ireec_ceildiv_u64(uint64_t a, uint64_t b) {
+  if (b == 0) b = 1;
   return a / b + (a % b != 0);
 }
 IREEC_INLINE uint32_t ireec_ceildiv_u32(uint32_t a, uint32_t b) {
+  if (b == 0) b = 1;
   return a / b + (a % b != 0);
 }
 

@@ -7,8 +7,9 @@ a buffer, whatever the inputs (design.md, "The generated C").
 - ``arith`` divisions and TOSA ``intdiv`` give poison / undefined results in these cases: any
   value, but the call returns.
 - Dynamic indices: ``dynamic_slice``, ``dynamic_update_slice`` and ``gather`` clamp their start
-  indices so the slice fits (StableHLO spec); an out-of-range ``tensor.extract`` (undefined)
-  reads an element of the tensor (the index clamped to its dimension), in host code and kernels.
+  indices so the slice fits, ``scatter`` skips updates out of range (StableHLO spec); an
+  out-of-range ``tensor.extract`` / ``tensor.insert`` (undefined) accesses an element of the
+  tensor (the index clamped to its dimension), in host code and kernels.
 
 Everything runs in the pytest process through ``ireec.compile_source``: a trap would kill it.
 """
@@ -170,6 +171,14 @@ func.func @host_extract(%a: tensor<2x4xf32>, %i: tensor<i32>, %j: tensor<i32>) -
   %v = tensor.extract %a[%x, %y] : tensor<2x4xf32>
   return %v : f32
 }
+func.func @host_insert(%a: tensor<2x3xi32>, %i: tensor<i32>, %v: tensor<i32>) -> tensor<2x3xi32> {
+  %ii = tensor.extract %i[] : tensor<i32>
+  %x = arith.index_cast %ii : i32 to index
+  %vv = tensor.extract %v[] : tensor<i32>
+  %c1 = arith.constant 1 : index
+  %r = tensor.insert %vv into %a[%c1, %x] : tensor<2x3xi32>
+  return %r : tensor<2x3xi32>
+}
 func.func @kernel_extract(%a: tensor<4xf32>, %i: tensor<3xi32>) -> tensor<3xf32> {
   %e = tensor.empty() : tensor<3xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
@@ -187,6 +196,15 @@ func.func @dynamic_slice(%a: tensor<8xi32>, %i: tensor<i32>) -> tensor<3xi32> {
 }
 func.func @dynamic_update_slice(%a: tensor<8xi32>, %u: tensor<3xi32>, %i: tensor<i32>) -> tensor<8xi32> {
   %r = stablehlo.dynamic_update_slice %a, %u, %i : (tensor<8xi32>, tensor<3xi32>, tensor<i32>) -> tensor<8xi32>
+  return %r : tensor<8xi32>
+}
+func.func @scatter(%a: tensor<8xi32>, %i: tensor<4x1xi32>, %u: tensor<4xi32>) -> tensor<8xi32> {
+  %r = "stablehlo.scatter"(%a, %i, %u) ({
+  ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+    stablehlo.return %y : tensor<i32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0],
+        scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}
+     : (tensor<8xi32>, tensor<4x1xi32>, tensor<4xi32>) -> tensor<8xi32>
   return %r : tensor<8xi32>
 }
 func.func @gather(%a: tensor<5x3xi32>, %i: tensor<i64>) -> tensor<3xi32> {
@@ -210,6 +228,15 @@ def test_host_extract_out_of_range_stays_in_the_tensor(idx, i, j):
     a = np.arange(8, dtype=np.float32).reshape(2, 4) + 1
     v = idx.host_extract(a, np.int32(i), np.int32(j))
     assert v == a[min(max(i, 0), 1), min(max(j, 0), 3)]
+
+
+@pytest.mark.parametrize("i", [-4, 1, 3, 2**31 - 1])
+def test_host_insert_out_of_range_stays_in_the_tensor(idx, i):
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    r = idx.host_insert(a, np.int32(i), np.int32(-1))
+    expect = a.copy()
+    expect[1, min(max(i, 0), 2)] = -1
+    np.testing.assert_array_equal(r, expect)
 
 
 def test_kernel_extract_out_of_range_stays_in_the_tensor(idx):
@@ -240,3 +267,9 @@ def test_gather_clamps_start(idx, start):
     a = np.arange(15, dtype=np.int32).reshape(5, 3)
     s = min(max(start, 0), 4)
     np.testing.assert_array_equal(idx.gather(a, np.int64(start)), a[s])
+
+
+def test_scatter_skips_out_of_range_updates(idx):
+    a = np.zeros(8, np.int32)
+    r = idx.scatter(a, np.array([[1], [-3], [8], [1 << 30]], np.int32), np.array([9, 10, 11, 12], np.int32))
+    np.testing.assert_array_equal(r, [0, 9, 0, 0, 0, 0, 0, 0])  # the spec skips such updates

@@ -45,6 +45,15 @@ def _store_stmt(ptr: str, et: T.Type, value: str) -> str:
     return f"*({st} *)({ptr}) = {value};"
 
 
+def _constant_below(v: Value, bound: int) -> bool:
+    """Whether ``v`` is an ``arith.constant`` in ``[0, bound)`` (an index needing no clamp)."""
+    owner = v.owner
+    if not (isinstance(owner, Operation) and owner.name == "arith.constant"):
+        return False
+    val = getattr(owner.attributes.get("value"), "value", None)
+    return isinstance(val, int) and 0 <= val < bound
+
+
 def _is_empty(op: Operation) -> bool:
     """Whether the tensor a ``stream.resource.load``/``store`` indexes has no elements."""
     shape = op.attributes["shape"].value if "shape" in op.attributes else ()
@@ -136,7 +145,7 @@ class _HostLowering:
         terms = [str(op.attributes["offset"].value)]
         for i, st, d in zip(indices, strides, shape):
             n = self.name(i)
-            if isinstance(d, int) and d >= 1:
+            if isinstance(d, int) and d >= 1 and not _constant_below(i, d):
                 n = f"{n} < 0 ? 0 : ({n} > {d - 1} ? {d - 1} : {n})"
             terms.append(f"({n}) * {st * eb}")
         return f"{self.base[res]} + {' + '.join(terms)}"
