@@ -68,11 +68,13 @@
 #define IREEC_INLINE static inline
 #endif
 
-/* Alignment of the workspace pointer every generated function receives. */
+/* Alignment of the workspace pointer every generated function receives: entry
+ * points refuse a misaligned one with IREEC_STATUS_INVALID_ARGUMENT. */
 #define IREEC_WORKSPACE_ALIGNMENT 64
 
-/* Version of the reflection structs below; bumped on any layout change. */
-#define IREEC_ABI_VERSION 1
+/* Version of the reflection structs and the generic trampoline below; bumped on any
+ * change of their layout or signature. */
+#define IREEC_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,8 +238,13 @@ typedef struct ireec_tensor_info_t {
 
 /* Generic trampoline: args[i] / results[j] point at dense row-major buffers of
  * the sizes in the tables; workspace points at workspace_size bytes aligned to
- * IREEC_WORKSPACE_ALIGNMENT (may be NULL when workspace_size is 0). */
-typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, void *workspace);
+ * IREEC_WORKSPACE_ALIGNMENT (may be NULL when the function needs none). It returns
+ * the typed entry's status, and IREEC_STATUS_INVALID_ARGUMENT without running
+ * anything when args/results (or one of their non-empty buffers) are NULL, when
+ * workspace_size is below the function's need, or when a needed workspace is NULL
+ * or misaligned. */
+typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results,
+                                          void *workspace, int64_t workspace_size);
 
 typedef struct ireec_function_info_t {
   const char *name;              /* the MLIR function name, e.g. "matmul_static" */
@@ -369,13 +376,14 @@ IREEC_INLINE double ireec_minimumd(double a, double b) {
 
 /*===----------------------------------------------------------------------===*
  * Integer division rounding toward -inf / +inf (arith.floordivsi,
- * arith.ceildivsi). b must be non-zero (as in MLIR); MIN / -1 wraps to MIN
- * instead of trapping.
+ * arith.ceildivsi). MLIR gives b == 0 a poison result: here it divides by 1
+ * instead of trapping, and MIN / -1 wraps to MIN.
  *===----------------------------------------------------------------------===*/
 
 IREEC_INLINE int64_t ireec_floordiv_i64(int64_t a, int64_t b) {
   int64_t q;
   if (b == -1) return (int64_t)(0u - (uint64_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -383,6 +391,7 @@ IREEC_INLINE int64_t ireec_floordiv_i64(int64_t a, int64_t b) {
 IREEC_INLINE int32_t ireec_floordiv_i32(int32_t a, int32_t b) {
   int32_t q;
   if (b == -1) return (int32_t)(0u - (uint32_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
@@ -390,6 +399,7 @@ IREEC_INLINE int32_t ireec_floordiv_i32(int32_t a, int32_t b) {
 IREEC_INLINE int64_t ireec_ceildiv_i64(int64_t a, int64_t b) {
   int64_t q;
   if (b == -1) return (int64_t)(0u - (uint64_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
   return q;
@@ -397,15 +407,18 @@ IREEC_INLINE int64_t ireec_ceildiv_i64(int64_t a, int64_t b) {
 IREEC_INLINE int32_t ireec_ceildiv_i32(int32_t a, int32_t b) {
   int32_t q;
   if (b == -1) return (int32_t)(0u - (uint32_t)a);
+  if (b == 0) b = 1;
   q = a / b;
   if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
   return q;
 }
-/* Unsigned ceil division (arith.ceildivui); b must be non-zero. */
+/* Unsigned ceil division (arith.ceildivui); b == 0 (poison) divides by 1. */
 IREEC_INLINE uint64_t ireec_ceildiv_u64(uint64_t a, uint64_t b) {
+  if (b == 0) b = 1;
   return a / b + (a % b != 0);
 }
 IREEC_INLINE uint32_t ireec_ceildiv_u32(uint32_t a, uint32_t b) {
+  if (b == 0) b = 1;
   return a / b + (a % b != 0);
 }
 

@@ -5,7 +5,9 @@ result type, ``{U}`` its unsigned counterpart, ``{S}``/``{SU}`` the first operan
 and unsigned type, ``{f}`` the libm suffix ('f' for float, '' for double), ``{d}`` the suffix
 of ireec_runtime.h's float/double helper pairs ('f' / 'd'), ``{W}`` the operand's bit width.
 Signless integer add/sub/mul/shl wrap (two's complement), computed in unsigned C types
-to avoid C's signed-overflow undefined behaviour. Predicates use upstream's enum order.
+to avoid C's signed-overflow undefined behaviour. Integer divisions never trap: a zero
+divisor (and -1 under a most negative dividend) is replaced by 1 (:func:`_safe_divisor`).
+Predicates use upstream's enum order.
 
 f16, bf16 and the small floats (f8*, f6*, f4E2M1FN) live in ``float`` registers; every op
 whose result has one of those types is rounded to it (``ireec_round_to_<type>``), so each op
@@ -25,6 +27,7 @@ f8E8M0FNU (a power of two), then ``extf(in) * scale`` and ``truncf(in / scale)``
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..ir import types as T
 from ..ir.core import Operation
@@ -37,11 +40,11 @@ BINARY = {
     "arith.divf": "{0} / {1}", "arith.remf": "fmod{f}({0}, {1})",
     "arith.addi": "({T})(({U}){0} + ({U}){1})", "arith.subi": "({T})(({U}){0} - ({U}){1})",
     "arith.muli": "({T})(({U}){0} * ({U}){1})",
-    "arith.divsi": "{0} / {1}", "arith.remsi": "{0} % {1}",
-    "arith.divui": "({T})(({U}){0} / ({U}){1})", "arith.remui": "({T})(({U}){0} % ({U}){1})",
-    "arith.floordivsi": "({0} / {1} - (({0} % {1} != 0) && (({0} < 0) != ({1} < 0))))",
-    "arith.ceildivsi": "({0} / {1} + (({0} % {1} != 0) && (({0} < 0) == ({1} < 0))))",
-    "arith.ceildivui": "({T})((({U}){0} / ({U}){1}) + ((({U}){0} % ({U}){1}) != 0))",
+    "arith.divsi": "{0} / {D}", "arith.remsi": "{0} % {D}",
+    "arith.divui": "({T})(({U}){0} / {D})", "arith.remui": "({T})(({U}){0} % {D})",
+    "arith.floordivsi": "({0} / {D} - (({0} % {D} != 0) && (({0} < 0) != ({D} < 0))))",
+    "arith.ceildivsi": "({0} / {D} + (({0} % {D} != 0) && (({0} < 0) == ({D} < 0))))",
+    "arith.ceildivui": "({T})((({U}){0} / {D}) + ((({U}){0} % {D}) != 0))",
     "arith.andi": "{0} & {1}", "arith.ori": "{0} | {1}", "arith.xori": "{0} ^ {1}",
     "arith.shli": "({1} >= {W} ? ({T})0 : ({T})(({U}){0} << {1}))",
     "arith.shrsi": "({0} >> ({1} >= {W} ? {W} - 1 : {1}))",
@@ -69,6 +72,12 @@ UNARY = {
     "math.trunc": "trunc{f}({0})", "math.roundeven": "ireec_roundeven{d}({0})",
     "math.isnan": "isnan({0})", "math.isinf": "isinf({0})", "math.isfinite": "isfinite({0})",
 }
+
+#: Integer divisions: ``{D}`` is their divisor made safe for C (see :func:`_safe_divisor`).
+DIVISIONS = {"arith.divsi", "arith.remsi", "arith.floordivsi", "arith.ceildivsi",
+             "arith.divui", "arith.remui", "arith.ceildivui"}
+_UNSIGNED_DIVISIONS = {"arith.divui", "arith.remui", "arith.ceildivui"}
+_INT_MIN = {"int32_t": "INT32_MIN", "int64_t": "INT64_MIN"}
 
 TERNARY = {"arith.select": "{0} ? {1} : {2}", "math.fma": "fma{f}({0}, {1}, {2})"}
 
@@ -158,6 +167,39 @@ def _bitcast(st: T.Type, rt: T.Type) -> str:
     return f"((union {{{{ {st_c} a; {{T}} b; }}}}){{{{ .a = {src} }}}}).b"
 
 
+def _constant_int(v) -> Optional[int]:
+    """The value of ``v`` when an ``arith.constant`` integer defines it, else None."""
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        val = getattr(owner.attributes.get("value"), "value", None)
+        if isinstance(val, (int, bool)):
+            return int(val)
+    return None
+
+
+def _safe_divisor(op: Operation, st: T.Type) -> str:
+    """The divisor ``{1}`` of integer division ``op`` as C that never traps.
+
+    C's ``/`` and ``%`` trap (SIGFPE on x86) for a zero divisor and for INT_MIN / -1 in
+    ``int``/``long`` ranks; arith defines both cases as poison (MLIR ArithOps.td: divsi,
+    remsi, divui...), so any result will do and the divisor is replaced by 1 there: a
+    branch-free select, no trap. Narrower signed types promote to ``int`` and cannot
+    overflow. StableHLO's defined results for these cases (x / 0 = -1, x % 0 = x,
+    INT_MIN / -1 = INT_MIN) are selected around the arith op by its lowering
+    (ireec/passes/input/stablehlo/common.py). A constant divisor that is neither 0 nor -1
+    needs no guard (index arithmetic by tile sizes stays plain)."""
+    c = _constant_int(op.operands[1])
+    unsigned = op.name in _UNSIGNED_DIVISIONS
+    int_min = None if unsigned else _INT_MIN.get(ctype(st))
+    if c is not None and c != 0 and (int_min is None or c != -1):
+        return "({U}){1}" if unsigned else "{1}"
+    if unsigned:
+        return "(({U}){1} == 0 ? ({U})1 : ({U}){1})"
+    if int_min is None:
+        return "({1} == 0 ? 1 : {1})"
+    return f"(({{1}} == 0 || ({{0}} == {int_min} && {{1}} == -1)) ? ({{S}})1 : {{1}})"
+
+
 def c_expression(op: Operation) -> str:
     """The C expression template of a scalar arith/math op; CompileError if unsupported."""
     name = op.name
@@ -165,6 +207,8 @@ def c_expression(op: Operation) -> str:
     st = op.operands[0].type if op.operands else rt
     if name in BINARY:
         tmpl = BINARY[name]
+        if name in DIVISIONS:
+            tmpl = tmpl.replace("{D}", _safe_divisor(op, st))
     elif name in UNARY:
         tmpl = UNARY[name]
     elif name in TERNARY:

@@ -3,7 +3,8 @@
 Only the reflection table (``ireec_module_info_t``, see runtime_c/ireec_runtime.h) and
 cffi's ABI mode are used: ``ffi.dlopen`` the library, call ``ireec_query_module_info()``,
 and call each function through its generic trampoline
-``status = call(const void *const *args, void *const *results, void *workspace)``.
+``status = call(const void *const *args, void *const *results, void *workspace,
+int64_t workspace_size)``.
 
     m = load("libmodel.so")
     m.functions                  # ['abs', 'matmul_static']
@@ -11,7 +12,8 @@ and call each function through its generic trampoline
     y = m.abs(np.float32(-2))    # numpy in, numpy out (a tuple when several results)
 
 Arguments are checked against the table before the call (count: TypeError; element type:
-TypeError; shape: ValueError), so a wrong call raises instead of corrupting memory.
+TypeError; shape: ValueError), so a wrong call raises instead of corrupting memory; a non-OK
+status from the module raises :class:`StatusError` naming the status (e.g. INVALID_ARGUMENT).
 Element types map to numpy as: f16 -> float16, bf16 -> uint16 bit patterns, i1 -> bool_,
 siN/iN -> intN, uiN -> uintN, index -> int64, complex<f32> -> complex64.
 """
@@ -30,9 +32,12 @@ import numpy as np
 from .io_format import ELEMENT_TYPES, ElementType, _contiguous, element_type_for_code
 
 
-__all__ = ["load", "LoadedModule", "FunctionInfo", "TensorInfo", "STATUS_NAMES", "ABI_VERSION"]
+__all__ = ["load", "LoadedModule", "FunctionInfo", "TensorInfo", "StatusError", "STATUS_NAMES",
+           "ABI_VERSION"]
 
-ABI_VERSION = 1
+#: IREEC_ABI_VERSION of runtime_c/ireec_runtime.h that this loader reads (2: the generic
+#: trampoline takes the workspace size).
+ABI_VERSION = 2
 
 #: iree_status_code_t names (iree/base/status.h).
 STATUS_NAMES = {
@@ -56,7 +61,8 @@ typedef struct ireec_tensor_info_t {
   const int64_t *shape;
   int64_t byte_size;
 } ireec_tensor_info_t;
-typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, void *workspace);
+typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, void *workspace,
+                                          int64_t workspace_size);
 typedef struct ireec_function_info_t {
   const char *name;
   int32_t num_args;  const ireec_tensor_info_t *args;
@@ -72,6 +78,17 @@ typedef struct ireec_module_info_t {
 } ireec_module_info_t;
 const ireec_module_info_t *ireec_query_module_info(void);
 """
+
+class StatusError(RuntimeError):
+    """A module function returned a non-OK status: ``status`` is the iree_status_code_t
+    value, ``status_name`` its name (``INVALID_ARGUMENT``...)."""
+
+    def __init__(self, function: str, status: int):
+        self.function = function
+        self.status = int(status)
+        self.status_name = STATUS_NAMES.get(self.status, "UNKNOWN_CODE")
+        super().__init__(f"{function}: call failed with status {self.status} ({self.status_name})")
+
 
 _ffi = None
 _ffi_lock = threading.Lock()
@@ -275,7 +292,7 @@ class LoadedModule:
         exact dtype and shape), returned as given.
 
         Raises TypeError (argument count, element type, non-array), ValueError (shape) and
-        RuntimeError when the function returns a non-OK status.
+        StatusError (a RuntimeError) when the function returns a non-OK status.
         """
         fi = self.info(fn)
         if len(args) != len(fi.args):
@@ -293,11 +310,10 @@ class LoadedModule:
         call = self._calls[fn]
         with self._lock:
             status = call(ffi.cast("const void *const *", argv),
-                          ffi.cast("void *const *", resv), self._workspace_ptr)
+                          ffi.cast("void *const *", resv), self._workspace_ptr, self.workspace_size)
         del arrays  # kept alive until here
         if status != 0:
-            raise RuntimeError(f"{fn}: call failed with status {status} "
-                               f"({STATUS_NAMES.get(int(status), 'UNKNOWN_CODE')})")
+            raise StatusError(fn, status)
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)

@@ -15,6 +15,7 @@ import jinja2
 
 from ..emitc.c_printer import print_function
 from ..ir import types as T
+from ..ir.attributes import ArrayAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from ..passes.pass_base import PassContext
@@ -65,6 +66,38 @@ def _tensor_info(name: str, t: T.TensorType) -> dict:
             "rank": t.rank, "shape": list(t.shape), "byte_size": t.num_elements * T.storage_bytes(t.element_type)}
 
 
+def common_macro(module_name: str) -> str:
+    """The upper-case prefix of a module's macros (``MODEL`` in ``MODEL_WORKSPACE_SIZE``)."""
+    return re.sub(r"[^A-Za-z0-9]", "_", module_name).upper()
+
+
+def _print_as_static(f: Operation, c_name: str) -> str:
+    """The C text of host function ``f`` as ``static ireec_status_t <c_name>(...)``: the
+    body the public entry (templates/c/module.c.j2) calls once its arguments are checked."""
+    saved = {k: f.attributes.get(k) for k in ("sym_name", "specifiers")}
+    f.attributes["sym_name"] = StringAttr(c_name)
+    f.attributes["specifiers"] = ArrayAttr((StringAttr("static"),))
+    try:
+        return print_function(f)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                del f.attributes[k]
+            else:
+                f.attributes[k] = v
+
+
+def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int, macro: str) -> List[str]:
+    """C conditions under which an entry point returns IREEC_STATUS_INVALID_ARGUMENT: a
+    NULL pointer for a tensor that has bytes, and, when the function needs a workspace, a
+    NULL or misaligned one (``<MODULE>_WORKSPACE_ALIGNMENT``, design.md "The generated C")."""
+    checks = [f"{n} == NULL" for n, t in zip(names, tensors) if t["byte_size"] > 0]
+    if workspace_size > 0:
+        checks.append("workspace == NULL")
+        checks.append(f"((uintptr_t)workspace % {macro}_WORKSPACE_ALIGNMENT) != 0")
+    return checks
+
+
 class CTarget:
     """Portable single-threaded C: the workgroups of a dispatch run in a plain loop nest.
 
@@ -106,20 +139,24 @@ class CTarget:
                 results = [_tensor_info(f"output{j}", t) for j, t in enumerate(sig.results)]
                 params = [p.value for p in f.attributes["params"].value]
                 ptype = [re.match(r"^(.*?)\w+$", p).group(1).strip() for p in params]
+                pname = [p.split()[-1].lstrip("*") for p in params]
                 call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
                 call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
                 call_args.append("workspace")
+                c_name = f.attributes["sym_name"].value
+                workspace_size = report.get(name, {}).get("arena_bytes", 0)
                 functions.append({
-                    "mlir_name": name, "c_name": f.attributes["sym_name"].value, "params": params,
-                    "body": print_function(f), "args": args, "results": results, "tensors": args + results,
-                    "call_args": call_args, "workspace_size": report.get(name, {}).get("arena_bytes", 0),
+                    "mlir_name": name, "c_name": c_name, "params": params, "param_names": pname,
+                    "body": _print_as_static(f, c_name + "_impl"), "args": args, "results": results,
+                    "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
+                    "checks": _argument_checks(pname, args + results, workspace_size, common_macro(mod)),
                     "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
                 })
         pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
 
-        guard = re.sub(r"[^A-Za-z0-9]", "_", mod).upper() + "_H_"
-        common = {"module": mod, "MODULE": re.sub(r"[^A-Za-z0-9]", "_", mod).upper(), "source": ctx.source_name,
+        guard = common_macro(mod) + "_H_"
+        common = {"module": mod, "MODULE": common_macro(mod), "source": ctx.source_name,
                   "guard": guard, "target": self.name, "kernels": kernels, "functions": functions,
                   "workspace_size": max([fn["workspace_size"] for fn in functions] + [0]),
                   "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool),

@@ -278,9 +278,10 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
     args_p = ffi.cast("const void *const *", argv)
     results_p = ffi.cast("void *const *", resv)
     keep = (arrays, outs, argv, resv)  # the pointers above point into these
+    workspace_size = int(getattr(module, "workspace_size", 0))
 
     def fast_call(keep=keep) -> None:
-        status = call(args_p, results_p, workspace)
+        status = call(args_p, results_p, workspace, workspace_size)
         if status:
             raise RuntimeError(f"{fn}: call failed with status {status} ({_status_name(status)})")
     return fast_call

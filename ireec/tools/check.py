@@ -14,15 +14,20 @@ runtime/src/iree/modules/check):
 
 When the whole file does not compile, each test is compiled alone, so one unsupported test does
 not hide the others; it is then reported as ``UNSUPPORTED`` with the compiler's diagnostic.
-Each test prints one line (``PASS``, ``FAIL`` with the failing check's location, expected and
-actual values, or ``UNSUPPORTED``/``ERROR``); the exit code is 1 unless every test passed.
+Each test prints one line as soon as it has run (``PASS``, ``FAIL`` with the failing check's
+location, expected and actual values, ``CRASH @name (SIGNAME)`` or ``UNSUPPORTED``/``ERROR``);
+the exit code is 1 unless every test passed. Tests run in a child process, so a test that
+crashes (a signal) is reported and the tests after it still run.
 """
 from __future__ import annotations
 
-import io
+import faulthandler
+import json
+import os
+import signal
 import sys
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, TextIO
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Dict, Iterator, List, Optional, TextIO
 
 import numpy as np
 
@@ -37,7 +42,8 @@ from ..ir.diagnostics import CompileError
 
 @dataclass
 class TestResult:
-    """Outcome of one test function: ``status`` is 'pass', 'fail', 'unsupported' or 'error'."""
+    """Outcome of one test function: ``status`` is 'pass', 'fail', 'unsupported', 'error'
+    or 'crash' (``message``: the signal that ended it, e.g. ``SIGSEGV``)."""
 
     name: str
     status: str
@@ -147,24 +153,104 @@ def evaluate(entry: Dict[str, object], results: List[np.ndarray]) -> Optional[st
             f"(atol {atol:g}, rtol {rtol:g}; {int(np.sum(~ok))} of {ok.size} elements differ)")
 
 
-def _run_tests(lib_path, names: List[str], checks: Dict[str, list]) -> List[TestResult]:
+def _results_in_process(lib_path, names: List[str], checks: Dict[str, list]) -> Iterator[TestResult]:
+    """Load the library in this process and run ``names`` in order, yielding each result."""
     from ..runtime.loader import load
 
-    m = load(lib_path)
-    out = []
+    try:
+        m = load(lib_path)
+    except (OSError, ValueError) as e:
+        for n in names:
+            yield TestResult(n, "error", str(e))
+        return
     for n in names:
         try:
             res = m.call(n)
-        except (RuntimeError, TypeError, ValueError) as e:
-            out.append(TestResult(n, "error", str(e)))
+            if res is None:
+                res = []
+            elif not isinstance(res, tuple):
+                res = [res]
+            failures = [msg for msg in (evaluate(e, list(res)) for e in checks.get(n, [])) if msg]
+        except Exception as e:  # noqa: BLE001 -- one test's failure is reported, the rest go on
+            yield TestResult(n, "error", str(e) or type(e).__name__)
             continue
-        if res is None:
-            res = []
-        elif not isinstance(res, tuple):
-            res = [res]
-        failures = [msg for msg in (evaluate(e, list(res)) for e in checks.get(n, [])) if msg]
-        out.append(TestResult(n, "fail" if failures else "pass", failures=failures))
-    return out
+        yield TestResult(n, "fail" if failures else "pass", failures=failures)
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def _run_tests(lib_path, names: List[str], checks: Dict[str, list],
+               report: Callable[[TestResult], None]) -> None:
+    """Run the tests ``names`` of the built library, calling ``report`` with each result as
+    soon as it is known.
+
+    The tests run in a forked child process that loads the library and sends one JSON line
+    per finished test through a pipe; this process loads nothing. When the child dies (a
+    signal such as SIGSEGV or SIGFPE, or an exit), the test it was running is reported as
+    ``crash`` (message: the signal's name) and a new child runs the tests after it, so one
+    crashing test does not hide the others. Without ``os.fork`` the tests run in-process."""
+    if not hasattr(os, "fork"):
+        for r in _results_in_process(lib_path, names, checks):
+            report(r)
+        return
+    pending = list(names)
+    while pending:
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: run the tests, never return into the caller's stack
+            code = 0
+            try:
+                faulthandler.disable()  # the parent reports the crash; no traceback dump
+                os.close(rfd)
+                with os.fdopen(wfd, "w", encoding="utf-8") as out:
+                    for r in _results_in_process(lib_path, pending, checks):
+                        out.write(json.dumps(asdict(r)) + "\n")
+                        out.flush()
+            except BaseException:  # noqa: BLE001 -- reported by the parent as a crash
+                code = 70
+            os._exit(code)
+        os.close(wfd)
+        done = 0
+        with os.fdopen(rfd, "r", encoding="utf-8") as inp:
+            for line in inp:
+                report(TestResult(**json.loads(line)))
+                done += 1
+        _, status = os.waitpid(pid, 0)
+        pending = pending[done:]
+        if not pending:
+            break
+        name = pending.pop(0)
+        if os.WIFSIGNALED(status):
+            report(TestResult(name, "crash", _signal_name(os.WTERMSIG(status))))
+        else:
+            code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
+            report(TestResult(name, "crash", f"exit status {code}"))
+
+
+class _InOrder:
+    """Passes results to ``report`` in the order of ``names``, each as soon as it and every
+    result before it are known."""
+
+    def __init__(self, names: List[str], report: Optional[Callable[[TestResult], None]]):
+        self.names = names
+        self.report = report
+        self.known: Dict[str, TestResult] = {}
+        self.next = 0
+
+    def __call__(self, r: TestResult) -> None:
+        self.known[r.name] = r
+        while self.next < len(self.names) and self.names[self.next] in self.known:
+            if self.report is not None:
+                self.report(self.known[self.names[self.next]])
+            self.next += 1
+
+    def results(self) -> List[TestResult]:
+        return [self.known[n] for n in self.names if n in self.known]
 
 
 def _build(output, target: str):
@@ -187,9 +273,12 @@ def _function_at(module, loc) -> Optional[str]:
     return owner
 
 
-def check_source(text: str, filename: str, target: str = "c") -> List[TestResult]:
-    """Compile ``text`` and run its tests. CompileError only for syntax errors and IR that
-    does not verify (the file cannot be read at all); tests that do not compile come back as 'unsupported'.
+def check_source(text: str, filename: str, target: str = "c",
+                 report: Optional[Callable[[TestResult], None]] = None) -> List[TestResult]:
+    """Compile ``text`` and run its tests; returns their results in file order and, when
+    ``report`` is given, calls it with each result (in the same order) as soon as it is
+    known. CompileError only for syntax errors and IR that does not verify (the file cannot be read at all); tests that
+    do not compile come back as 'unsupported', tests that crash as 'crash'.
 
     A test whose code fails to compile is dropped and the rest compiled again; when an error
     lies outside the tests (a private helper), each test is compiled alone."""
@@ -198,7 +287,8 @@ def check_source(text: str, filename: str, target: str = "c") -> List[TestResult
     names = test_functions(parsed)
     if not names:
         return []
-    unsupported: Dict[str, TestResult] = {}
+    order = _InOrder(names, report)
+    unsupported: List[str] = []
     remaining = list(names)
     while remaining:
         module = parse_source(text, filename)
@@ -209,15 +299,15 @@ def check_source(text: str, filename: str, target: str = "c") -> List[TestResult
         except CompileError as e:
             bad = _function_at(parsed, e.loc)
             if bad is None or bad not in remaining:
-                return _one_by_one(text, filename, target, names)
-            unsupported[bad] = TestResult(bad, "unsupported", e.render().splitlines()[0])
+                _one_by_one(text, filename, target, [n for n in names if n not in unsupported], order)
+                return order.results()
+            order(TestResult(bad, "unsupported", e.render().splitlines()[0]))
+            unsupported.append(bad)
             remaining.remove(bad)
             continue
-        ran = {r.name: r for r in _run_tests(_build(output, target), remaining, output.report.get("checks", {}))}
+        _run_tests(_build(output, target), remaining, output.report.get("checks", {}), order)
         break
-    else:
-        ran = {}
-    return [ran[n] if n in ran else unsupported[n] for n in names]
+    return order.results()
 
 
 def _drop(module, name: str) -> None:
@@ -227,32 +317,44 @@ def _drop(module, name: str) -> None:
             f.detach()
 
 
-def _one_by_one(text: str, filename: str, target: str, names: List[str]) -> List[TestResult]:
-    results = []
+def _one_by_one(text: str, filename: str, target: str, names: List[str],
+                report: Callable[[TestResult], None]) -> None:
     for n in names:
         try:
             output = compile_module(_only(parse_source(text, filename), n), filename, target=target)
         except CompileError as e:
-            results.append(TestResult(n, "unsupported", e.render().splitlines()[0]))
+            report(TestResult(n, "unsupported", e.render().splitlines()[0]))
             continue
-        results.extend(_run_tests(_build(output, target), [n], output.report.get("checks", {})))
-    return results
+        _run_tests(_build(output, target), [n], output.report.get("checks", {}), report)
+
+
+def format_result(r: TestResult) -> str:
+    """The line(s) of one result: ``PASS @name``, ``FAIL @name: <check>`` (one more line per
+    further failing check), ``CRASH @name (SIGSEGV)`` or ``UNSUPPORTED``/``ERROR @name: <why>``."""
+    if r.status == "pass":
+        return f"PASS @{r.name}\n"
+    if r.status == "fail":
+        return "".join([f"FAIL @{r.name}: {r.failures[0]}\n"] +
+                       [f"     @{r.name}: {more}\n" for more in r.failures[1:]])
+    if r.status == "crash":
+        return f"CRASH @{r.name} ({r.message})\n"
+    return f"{r.status.upper()} @{r.name}: {r.message}\n"
+
+
+def format_summary(results: List[TestResult]) -> str:
+    """``N tests: a passed, b failed, c unsupported, d errors`` (``, e crashed`` when any)."""
+    counts = {s: sum(1 for r in results if r.status == s)
+              for s in ("pass", "fail", "unsupported", "error", "crash")}
+    crashed = f", {counts['crash']} crashed" if counts["crash"] else ""
+    return (f"{len(results)} tests: {counts['pass']} passed, {counts['fail']} failed, "
+            f"{counts['unsupported']} unsupported, {counts['error']} errors{crashed}\n")
 
 
 def format_results(results: List[TestResult], stream: TextIO) -> None:
     """One line per test, then a summary line."""
     for r in results:
-        if r.status == "pass":
-            stream.write(f"PASS @{r.name}\n")
-        elif r.status == "fail":
-            stream.write(f"FAIL @{r.name}: {r.failures[0]}\n")
-            for more in r.failures[1:]:
-                stream.write(f"     @{r.name}: {more}\n")
-        else:
-            stream.write(f"{r.status.upper()} @{r.name}: {r.message}\n")
-    counts = {s: sum(1 for r in results if r.status == s) for s in ("pass", "fail", "unsupported", "error")}
-    stream.write(f"{len(results)} tests: {counts['pass']} passed, {counts['fail']} failed, "
-                 f"{counts['unsupported']} unsupported, {counts['error']} errors\n")
+        stream.write(format_result(r))
+    stream.write(format_summary(results))
 
 
 def main(path: str, target: str = "c", stream: Optional[TextIO] = None) -> int:
@@ -264,8 +366,11 @@ def main(path: str, target: str = "c", stream: Optional[TextIO] = None) -> int:
     except OSError as e:
         sys.stderr.write(f"{path}:0:0: error: cannot read input file: {e.strerror}\n")
         return 1
-    results = check_source(text, path, target)
-    buf = io.StringIO()
-    format_results(results, buf)
-    stream.write(buf.getvalue())
+    def emit(r: TestResult) -> None:
+        stream.write(format_result(r))
+        stream.flush()
+
+    results = check_source(text, path, target, report=emit)
+    stream.write(format_summary(results))
+    stream.flush()
     return 0 if results and all(r.status == "pass" for r in results) else (0 if not results else 1)

@@ -71,6 +71,9 @@ def run_check_file(path: Path, target: str) -> List[Row]:
         if m:
             status = {"PASS": "pass", "FAIL": "fail", "UNSUPPORTED": "unsupported", "ERROR": "fail"}[m.group(1)]
             rows.append((_rel(path), m.group(2), status, _clean(m.group(3) or "")))
+        m = re.match(r"^CRASH @(\S+) \((.*)\)$", line)
+        if m:
+            rows.append((_rel(path), m.group(1), "fail", _clean(f"crashed ({m.group(2)})")))
     if not rows:
         reason = _clean((err or out).strip().splitlines()[-1] if (err or out).strip() else f"exit code {rc}")
         if rc < 0 or rc in (124, 134, 139):

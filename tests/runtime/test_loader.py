@@ -325,7 +325,7 @@ def test_header_includes_only_allowed_headers():
     text = HEADER_PATH.read_text()
     includes = set(re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', text))
     assert includes == {"stdint.h", "stddef.h", "math.h", "string.h"}
-    assert "#ifndef IREEC_RUNTIME_H_" in text and "#define IREEC_ABI_VERSION 1" in text
+    assert "#ifndef IREEC_RUNTIME_H_" in text and "#define IREEC_ABI_VERSION 2" in text
 
 
 USE_HEADER = """#include "ireec_runtime.h"
@@ -504,6 +504,11 @@ def test_floordiv_ceildiv(helpers):
     fl32, ce32 = np.empty_like(a32), np.empty_like(a32)
     lib.h_divs_i32(_ptr(ffi, a32), _ptr(ffi, b32), _ptr(ffi, fl32), _ptr(ffi, ce32), a32.size)
     assert fl32.tolist() == ref_fl[:-4] and ce32.tolist() == ref_ce[:-4]
+    # A zero divisor (poison in MLIR) gives some value instead of a trap.
+    z, zb, zf, zc = np.array([5, -5], np.int64), np.zeros(2, np.int64), np.empty(2, np.int64), np.empty(2, np.int64)
+    lib.h_divs_i64(_ptr(ffi, z), _ptr(ffi, zb), _ptr(ffi, zf), _ptr(ffi, zc), 2)
+    z32, zb32, zf32, zc32 = z.astype(np.int32), zb.astype(np.int32), np.empty(2, np.int32), np.empty(2, np.int32)
+    lib.h_divs_i32(_ptr(ffi, z32), _ptr(ffi, zb32), _ptr(ffi, zf32), _ptr(ffi, zc32), 2)
 
 
 def test_bit_counting(helpers):

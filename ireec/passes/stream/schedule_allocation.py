@@ -399,6 +399,7 @@ class ScheduleAllocationPass(Pass):
                 ld = ob.create("stream.resource.load", [res] + list(op.operands[1:]), [op.results[0].type], {
                     "offset": IntegerAttr(s.offset, T.index),
                     "strides": DenseArrayAttr(T.i64, tuple(_element_strides(src.type.shape))),
+                    "shape": DenseArrayAttr(T.i64, tuple(src.type.shape)),
                     "element_type": TypeAttr(src.type.element_type)})
                 op.results[0].replace_all_uses_with(ld.result)
                 erased.append(op)
@@ -418,6 +419,7 @@ class ScheduleAllocationPass(Pass):
                 ob.create("stream.resource.store", [op.operands[0], res] + list(op.operands[2:]), [], {
                     "offset": IntegerAttr(s.offset, T.index),
                     "strides": DenseArrayAttr(T.i64, tuple(_element_strides(op.results[0].type.shape))),
+                    "shape": DenseArrayAttr(T.i64, tuple(op.results[0].type.shape)),
                     "element_type": TypeAttr(op.operands[0].type)})
                 erased.append(op)
             elif n == "util.global.load":

@@ -45,6 +45,21 @@ def _store_stmt(ptr: str, et: T.Type, value: str) -> str:
     return f"*({st} *)({ptr}) = {value};"
 
 
+def _constant_below(v: Value, bound: int) -> bool:
+    """Whether ``v`` is an ``arith.constant`` in ``[0, bound)`` (an index needing no clamp)."""
+    owner = v.owner
+    if not (isinstance(owner, Operation) and owner.name == "arith.constant"):
+        return False
+    val = getattr(owner.attributes.get("value"), "value", None)
+    return isinstance(val, int) and 0 <= val < bound
+
+
+def _is_empty(op: Operation) -> bool:
+    """Whether the tensor a ``stream.resource.load``/``store`` indexes has no elements."""
+    shape = op.attributes["shape"].value if "shape" in op.attributes else ()
+    return any(d == 0 for d in shape)
+
+
 def _drop_dead_scalars(f: Operation) -> None:
     """Scalar ops whose results nobody reads are not emitted (C warns on unused locals)."""
     changed = True
@@ -117,10 +132,22 @@ class _HostLowering:
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
         }, regions=[Region([self.out])], loc=f.loc)
 
-    def address(self, res: Value, offset: int, indices, strides, et: T.Type) -> str:
-        """``base + offset + sum(index * stride) * element bytes`` of a resource element."""
+    def address(self, op: Operation, res: Value, indices) -> str:
+        """``base + offset + sum(index * stride) * element bytes`` of the resource element
+        that ``stream.resource.load``/``store`` ``op`` accesses. Each dynamic index is
+        clamped to ``[0, dim - 1]`` of the tensor's ``shape``: ``tensor.extract`` and
+        ``tensor.insert`` out of range are undefined, and the C must still not access
+        outside the buffer."""
+        et = op.attributes["element_type"].value
         eb = T.storage_bytes(et)
-        terms = [str(offset)] + [f"({self.name(i)}) * {st * eb}" for i, st in zip(indices, strides)]
+        strides = op.attributes["strides"].value
+        shape = op.attributes["shape"].value if "shape" in op.attributes else [None] * len(strides)
+        terms = [str(op.attributes["offset"].value)]
+        for i, st, d in zip(indices, strides, shape):
+            n = self.name(i)
+            if isinstance(d, int) and d >= 1 and not _constant_below(i, d):
+                n = f"{n} < 0 ? 0 : ({n} > {d - 1} ? {d - 1} : {n})"
+            terms.append(f"({n}) * {st * eb}")
         return f"{self.base[res]} + {' + '.join(terms)}"
 
     def emit(self, line: str) -> None:
@@ -176,13 +203,16 @@ class _HostLowering:
             if not op.results[0].uses:
                 return
             et = op.attributes["element_type"].value
-            self.assign(op.results[0], _load_expr(self.address(op.operands[0], op.attributes["offset"].value,
-                                                               op.operands[1:], op.attributes["strides"].value, et), et))
+            if _is_empty(op):  # an element of an empty tensor: undefined, and nothing to read
+                self.assign(op.results[0], c_literal(0, op.results[0].type))
+                return
+            self.assign(op.results[0], _load_expr(self.address(op, op.operands[0], op.operands[1:]), et))
         elif n == "stream.resource.store":
             v, res = op.operands[:2]
             et = op.attributes["element_type"].value
-            self.emit(_store_stmt(self.address(res, op.attributes["offset"].value, op.operands[2:],
-                                               op.attributes["strides"].value, et), et, self.name(v)))
+            if _is_empty(op):
+                return
+            self.emit(_store_stmt(self.address(op, res, op.operands[2:]), et, self.name(v)))
         elif n == "arith.constant":
             self.assign(op.results[0], c_literal(op.attributes["value"].value, op.results[0].type))
         elif op.dialect in ("arith", "math") and len(op.results) == 1:

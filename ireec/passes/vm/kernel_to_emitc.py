@@ -384,7 +384,7 @@ class KernelLowering:
         strides, offset = strides_and_offset(mt)
         attrs = {"strides": DenseArrayAttr(T.i64, tuple(strides)), "offset": IntegerAttr(offset, T.index),
                  "element_type": TypeAttr(mt.element_type)}
-        ivals = [self._scalar(i, op) for i in idx]
+        ivals = [_clamp_data_index(b, self._scalar(i, op), d) for i, d in zip(idx, mt.shape)]
         if is_load:
             r = b.create("emitc.load", [base] + ivals, [op.results[0].type], attrs)
             self.map[op.results[0]] = r.result
@@ -482,6 +482,40 @@ class KernelLowering:
         b.create("emitc.loop", [], [], regions=[Region([body])])
         for r, var in zip(op.results, fwd):
             self.map[r] = var
+
+
+def _data_dependent(v: Value, memo: Optional[Dict[Value, bool]] = None) -> bool:
+    """Whether emitc value ``v`` may depend on data read from memory: loads, mutable
+    scalars (conservatively) and expressions over them. Loop induction variables,
+    workgroup ids and constants are not (the indices the compiler derives from them are in
+    bounds by construction)."""
+    memo = {} if memo is None else memo
+    if v in memo:
+        return memo[v]
+    owner = v.owner
+    if not isinstance(owner, Operation):
+        dep = False  # kernel parameters and loop induction variables
+    elif owner.name == "emitc.constant":
+        dep = False
+    elif owner.name == "emitc.expression":
+        memo[v] = True  # no cycles in SSA form; guards recursion on malformed input
+        dep = any(_data_dependent(x, memo) for x in owner.operands)
+    else:
+        dep = True
+    memo[v] = dep
+    return dep
+
+
+def _clamp_data_index(b: Builder, index: Value, extent) -> Value:
+    """``index`` clamped to ``[0, extent - 1]`` when it depends on data (a dynamic index of
+    ``tensor.extract``, a gather or scatter): such an index may be out of range, where the
+    source op's result is undefined, and the generated C must still not access outside its
+    buffer. Indices the compiler derives from loops are returned unchanged."""
+    if not isinstance(extent, int) or extent < 1 or not _data_dependent(index):
+        return index
+    hi = extent - 1
+    return b.create("emitc.expression", [index], [index.type], {
+        "c": StringAttr(f"({{0}} < 0 ? 0 : ({{0}} > {hi} ? {hi} : {{0}}))")}).result
 
 
 def _dimension(op: Operation) -> int:
