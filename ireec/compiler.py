@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional
 
 from .frontend.parser import parse_source
-from .ir.diagnostics import CompileError, Location
+from .ir.diagnostics import CompileError, read_source
 from .ir.printer import print_module
-from .passes.pass_base import PassContext
+from .passes.pass_base import PassContext, located_internal_errors
 from .passes.pipeline import PHASES, passes_for
 
 
@@ -71,7 +71,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
     out = CompileOutput(module_name=name, report=ctx.report)
     for i, phase in enumerate(PHASES[:-1]):
         for cls, _why in passes_for(phase):
-            cls().run(module, ctx)
+            with located_internal_errors(f"pass '{cls.name}'", module):
+                cls().run(module, ctx)
             if print_ir_after_all and ir_sink is not None:
                 ir_sink(f"// -----// IR Dump After {cls.__name__} ({cls.name}) //----- //\n{print_module(module)}")
         if dump_phases_to:
@@ -80,17 +81,12 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
         if phase == compile_to:
             out.ir_text = print_module(module)
             return out
-    out.files = tgt.render(module, ctx)
+    with located_internal_errors(f"target '{tgt.name}' emitter", module):
+        out.files = tgt.render(module, ctx)
     return out
 
 
 def compile_file(path: str, **kw) -> CompileOutput:
-    """Read ``path`` and :func:`compile_source` it. CompileError if unreadable."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
-    except UnicodeDecodeError:
-        raise CompileError("input file is not UTF-8 text", Location(path, 0, 0)) from None
-    return compile_source(text, path, **kw)
+    """Read ``path`` and :func:`compile_source` it. CompileError if unreadable or not UTF-8
+    (at the line and column of the first bad byte)."""
+    return compile_source(read_source(path), path, **kw)

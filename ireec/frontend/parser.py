@@ -21,7 +21,7 @@ from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, BoolAttr, Dens
                              IntegerAttr, LocationAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
                              TypeAttr, UnitAttr, float_from_bits)
 from ..ir.core import Block, Operation, Region, Value, make_module
-from ..ir.diagnostics import CompileError, Location, register_source
+from ..ir.diagnostics import CompileError, Location, read_source, register_source
 
 _WS = re.compile(r"(?:\s+|//[^\n]*)*")
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
@@ -1212,12 +1212,6 @@ def parse_source(text: str, filename: str = "<input>") -> Operation:
 
 
 def parse_file(path: str) -> Operation:
-    """Read and parse an MLIR file. Raises CompileError if it cannot be read or parsed."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
-    except UnicodeDecodeError:
-        raise CompileError("input file is not UTF-8 text", Location(path, 0, 0)) from None
-    return parse_source(text, path)
+    """Read and parse an MLIR file. Raises CompileError if it cannot be read or parsed
+    (invalid UTF-8 at the line and column of the first bad byte)."""
+    return parse_source(read_source(path), path)
