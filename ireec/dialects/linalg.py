@@ -44,6 +44,7 @@ from ..ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, Affine
 from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, DenseArrayAttr,
                              DenseElementsAttr, IntegerAttr, OpaqueAttr, StringAttr)
 from ..ir.core import Block, Builder, Operation, Region, Value
+from ..ir.diagnostics import CompileError
 from .arith import ScalarBuilder
 from .registry import register
 from .syntax import parse_terminator, print_terminator
@@ -332,7 +333,9 @@ def indexing_maps(op: Operation) -> List[AffineMap]:
         kept = [d for d in range(rank) if d not in dims]
         return ([AffineMap.identity(rank)] * len(ins)
                 + [AffineMap.from_dims(rank, kept)] * len(outs))
-    raise ValueError(f"{op.name} is not a structured linalg op")
+    if short == "generic":
+        op.attributes["indexing_maps"]  # absent: a located "requires attribute" error
+    raise CompileError(f"'{op.name}' is not a structured linalg op", op.loc)
 
 
 def iterator_types(op: Operation) -> List[str]:
