@@ -210,7 +210,7 @@ def int_list(a: Optional[Attribute], n: int, default: int = 1) -> List[int]:
     if a is None:
         return [default] * n
     if isinstance(a, DenseElementsAttr):
-        vals = [int(x) for x in a.array.reshape(-1).tolist()]
+        vals = a.int_list()
     elif isinstance(a, (DenseArrayAttr, ArrayAttr)):
         vals = [int(getattr(x, "value", x)) for x in a.value]
     else:
@@ -307,6 +307,9 @@ def indexing_maps(op: Operation) -> List[AffineMap]:
     indices. Named ops use their upstream definitions (with strides/dilations)."""
     maps = op.attributes.get("indexing_maps")
     if maps is not None:
+        if not isinstance(maps, ArrayAttr) or not all(isinstance(m, AffineMapAttr) for m in maps):
+            raise CompileError(f"'{op.name}' op attribute 'indexing_maps' must be an array of "
+                               "affine maps", op.loc)
         return [m.value for m in maps]
     short = _short(op)
     ins, outs = inputs(op), outputs(op)

@@ -316,7 +316,7 @@ def i64_list(attr) -> List[int]:
     if isinstance(attr, DenseArrayAttr):
         return [int(v) for v in attr.value]
     if isinstance(attr, DenseElementsAttr):
-        return [int(v) for v in attr.array.reshape(-1)]
+        return attr.int_list()
     if isinstance(attr, ArrayAttr):
         return [int(a.value) for a in attr.value]
     if isinstance(attr, IntegerAttr):
@@ -1522,10 +1522,7 @@ for _op in ("if", "case", "all_gather", "all_reduce", "reduce_scatter", "all_to_
 
 def _get(op_or_attr, name):
     if isinstance(op_or_attr, Operation):
-        a = op_or_attr.attributes.get(name)
-        if a is None:
-            raise KeyError(f"{op_or_attr.name} has no '{name}' attribute")
-        return a
+        return op_or_attr.attributes[name]  # absent: a located "requires attribute" error
     return op_or_attr
 
 

@@ -61,7 +61,7 @@ class _Placeholder(Value):
     """A forward-referenced value, replaced when its definition is parsed. ``use_blocks``
     are the blocks enclosing the use (innermost last)."""
 
-    __slots__ = ("ref_loc", "use_blocks")
+    __slots__ = ("ref_loc", "use_blocks", "use_scopes")
 
 
 class Parser:
@@ -82,6 +82,7 @@ class Parser:
         self._line_starts = None
         self._block_fwd_locs: Dict[int, Location] = {}
         self._open_blocks: List[Block] = []  # blocks whose ops are being parsed, innermost last
+        self._scope_floor = 0  # index of the outermost scope visible (isolated regions)
         register_source(filename, text)
 
     # ------------------------------------------------------------------ lexing
@@ -321,8 +322,10 @@ class Parser:
         return out
 
     def lookup(self, name: str) -> Optional[Value]:
-        for s in reversed(self.scopes):
-            v = s.get(name)
+        """The value ``name`` is bound to in the scopes visible here (an isolated-from-above
+        region sees none of its ancestors' values), or None."""
+        for i in range(len(self.scopes) - 1, self._scope_floor - 1, -1):
+            v = self.scopes[i].get(name)
             if v is not None:
                 return v
         return None
@@ -336,6 +339,7 @@ class Parser:
                 v = _Placeholder(type)
                 v.ref_loc = loc
                 v.use_blocks = tuple(self._open_blocks[1:])  # the top level is a graph region
+                v.use_scopes = tuple(self.scopes)
                 self.forward[name] = v
             return v
         if v.type != type:
@@ -353,12 +357,16 @@ class Parser:
     def define(self, name: str, v: Value, loc: Location, block: Optional[Block] = None) -> None:
         """Bind ``name`` to ``v`` (defined at ``loc`` by an op of ``block``), resolving
         forward uses. A use parsed earlier inside ``block`` itself, or inside an op of it, is a
-        use before the definition (the definition cannot dominate it): CompileError there."""
+        use before the definition, and one outside the region of the definition is out of its
+        scope (the definition cannot dominate either): CompileError at the use."""
         scope = self.scopes[-1]
         if name in scope:
             raise CompileError(f"redefinition of SSA value '{name}'", loc)
         ph = self.forward.pop(name, None)
         if ph is not None:
+            if not any(s is scope for s in ph.use_scopes):
+                raise CompileError(f"use of value '{name}' outside the region that defines it "
+                                   f"(at line {loc.line}, column {loc.col})", ph.ref_loc)
             if block is not None and any(b is block for b in ph.use_blocks):
                 raise CompileError(f"use of value '{name}' before its definition (it is defined "
                                    f"at line {loc.line}, column {loc.col})", ph.ref_loc)
@@ -478,6 +486,8 @@ class Parser:
             m = _DIM.match(self.text, self.pos)
             if not m:
                 break
+            if m.group(1) == "?":
+                raise self.error("vector dimensions must be static")
             dims.append(int(m.group(1)))
             scal.append(False)
             self.pos = m.end()
@@ -1027,8 +1037,10 @@ class Parser:
         self.scopes.append({})
         self.block_scopes.append({})
         saved_forward = None
+        saved_floor = self._scope_floor
         if isolated:
             saved_forward, self.forward = self.forward, {}
+            self._scope_floor = len(self.scopes) - 1
         try:
             first = True
             while not self.peek("}"):
@@ -1063,6 +1075,7 @@ class Parser:
             self.block_scopes.pop()
             if isolated:
                 self.forward = saved_forward
+            self._scope_floor = saved_floor
         return region
 
     def _parse_block_header(self) -> Block:

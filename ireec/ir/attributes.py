@@ -264,6 +264,7 @@ class LocationAttr(Attribute):
 
 # Dense elements --------------------------------------------------------------
 
+MAX_LIST_ELEMENTS = 1 << 16  # elements of a list-valued attribute (dims, paddings) at most
 HEX_PRINT_THRESHOLD = 64  # more elements than this print as "0x..." like MLIR's large attrs
 
 
@@ -328,7 +329,18 @@ class DenseElementsAttr(Attribute):
         return bool(np.all(b == b[0]))
 
     def splat_value(self):
+        """The first element (the value of every element when :attr:`is_splat`)."""
         return self.array.reshape(-1)[0]
+
+    def int_list(self, limit: int = MAX_LIST_ELEMENTS) -> list:
+        """The elements as Python ints, for attributes that hold a short list (dimensions,
+        paddings, shapes). CompileError (located by the caller's pass) when there are more
+        than ``limit``: such a list would not describe any tensor's dimensions."""
+        n = self.array.size
+        if n > limit:
+            raise CompileError(f"attribute {self.type} has {n} elements where a list of at most "
+                               f"{limit} integers is expected")
+        return [int(x) for x in self.array.reshape(-1).tolist()]
 
     def _key(self) -> bytes:
         a = self.array

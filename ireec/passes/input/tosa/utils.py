@@ -115,7 +115,7 @@ def int_array_attr(op: Operation, name: str) -> Optional[List[int]]:
     if isinstance(a, DenseArrayAttr):
         return [int(x) for x in a.value]
     if isinstance(a, DenseElementsAttr):
-        return [int(x) for x in a.array.reshape(-1).tolist()]
+        return a.int_list()
     vals = getattr(a, "value", None)
     if isinstance(vals, (tuple, list)):
         return [int(getattr(x, "value", x)) for x in vals]
