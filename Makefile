@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: install test test-fast bench corpus-status sanitize clean
+.PHONY: install test test-fast bench corpus-status sanitize fuzz clean
 
 install:
 	$(PYTHON) -m pip install -e ".[test]"
@@ -22,3 +22,8 @@ corpus-status:
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache
+
+# Mutation fuzzing of the compiler over ../shared (corpus and models); reproducers of any
+# internal error, hang or crash go to build/fuzz. `make fuzz FUZZ_ARGS="--count 5000 --seed 1"`.
+fuzz:
+	$(PYTHON) -m tests.fuzz.fuzz $(FUZZ_ARGS)
