@@ -321,7 +321,7 @@ def i64_list(attr) -> List[int]:
         return [int(a.value) for a in attr.value]
     if isinstance(attr, IntegerAttr):
         return [int(attr.value)]
-    raise TypeError(f"not an integer list attribute: {attr}")
+    raise CompileError(f"expected an integer list attribute, got '{attr}'")
 
 
 def parse_int_list(p, allow_bool: bool = False) -> List[int]:

@@ -13,7 +13,8 @@ Outcomes:
 ``ok``        compiled;
 ``located``   a :class:`~ireec.ir.diagnostics.CompileError` at a real ``file:line:col``;
 ``internal``  any other exception, a CompileError without a location, or one that reports
-              an internal error (``internal error in pass ...``);
+              an internal error (``internal error in pass ...``, or a note calling it a
+              compiler bug, as the verifier run after a pass does);
 ``hang``      over the per-input time limit;
 ``crash``     the worker died (signal, memory limit).
 
@@ -380,7 +381,8 @@ def _classify(data, filename: str) -> Tuple[str, str]:
         return "ok", ""
     except CompileError as e:
         first = e.render().split("\n")[0]
-        if e.loc.line <= 0 or e.loc.file != filename or "internal error" in e.message:
+        bug = "internal error" in e.message or any("compiler bug" in str(n) for n in e.notes)
+        if e.loc.line <= 0 or e.loc.file != filename or bug:
             return "internal", first
         return "located", first
     except RecursionError as e:
