@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: help install test test-fast bench corpus-status sanitize clean
+.PHONY: help install test test-fast bench corpus-status sanitize fuzz clean
 
 # `make help`: every target of this file, one line each (the text after `##` on its rule line).
 help: ## list the targets
@@ -30,6 +30,11 @@ corpus-status: ## rerun IREE's e2e corpus and rewrite tests/e2e/corpus_status.md
 # whole corpus. Not part of .ci/run.
 sanitize: ## run the models and a corpus subset under ASan+UBSan (SANITIZE_ARGS=--corpus=all)
 	$(PYTHON) -m tests.e2e.sanitize $(SANITIZE_ARGS)
+
+# Mutation fuzzing of the compiler over ../shared (corpus and models); reproducers of any
+# internal error, hang or crash go to build/fuzz. `make fuzz FUZZ_ARGS="--count 5000 --seed 1"`.
+fuzz: ## mutation-fuzz the compiler over the corpus and models (FUZZ_ARGS="--count 5000 --seed 1")
+	$(PYTHON) -m tests.fuzz.fuzz $(FUZZ_ARGS)
 
 clean: ## remove build outputs and caches
 	rm -rf build dist *.egg-info .pytest_cache

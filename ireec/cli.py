@@ -449,6 +449,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except SystemExit as e:  # --help / --version
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except CompileError as e:
+        if os.environ.get("IREEC_DEBUG") and e.__cause__ is not None:
+            traceback.print_exception(type(e.__cause__), e.__cause__, e.__cause__.__traceback__)
         _err(e.render())
         return 1
     except BuildError as e:

@@ -12,10 +12,10 @@ from typing import Dict, Optional
 
 from .frontend.parser import parse_source
 from .ir.attributes import DictAttr
-from .ir.diagnostics import CompileError, Location, register_source
+from .ir.diagnostics import CompileError, read_source
 from .ir.printer import print_module
 from .ir.verifier import verify
-from .passes.pass_base import PassContext
+from .passes.pass_base import PassContext, located_internal_errors
 from .passes.pipeline import PHASES, passes_for
 
 
@@ -71,7 +71,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
     if compile_to not in PHASES:
         raise CompileError(f"unknown phase '{compile_to}' (phases: {', '.join(PHASES)})")
     tgt = get_target(target)
-    verify(module)
+    with located_internal_errors("verifier", module):
+        verify(module)
     if verify_each is None:
         verify_each = verify_each_default()
     name = module_name or default_module_name(filename)
@@ -86,7 +87,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
         if i < first:
             continue
         for cls, _why in passes_for(phase):
-            cls().run(module, ctx)
+            with located_internal_errors(f"pass '{cls.name}'", module):
+                cls().run(module, ctx)
             if verify_each:
                 verify_after_pass(module, cls.name)
             if print_ir_after_all and ir_sink is not None:
@@ -97,7 +99,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
         if phase == compile_to:
             out.ir_text = print_module(module)
             return out
-    out.files = tgt.render(module, ctx)
+    with located_internal_errors(f"target '{tgt.name}' emitter", module):
+        out.files = tgt.render(module, ctx)
     return out
 
 
@@ -111,7 +114,8 @@ def verify_after_pass(module, pass_name: str) -> None:
     """Verify the IR a pass produced; a failure is a bug of that pass, reported at the
     offending op with the pass named (like MLIR's verifier after each pass)."""
     try:
-        verify(module)
+        with located_internal_errors("verifier", module):
+            verify(module)
     except CompileError as e:
         raise CompileError(e.message, e.loc,
                            notes=[*e.notes, f"the IR produced by pass '{pass_name}' does not "
@@ -158,29 +162,7 @@ def resume_index(compile_from: Optional[str], compile_to: str, module, ctx: Pass
     return first
 
 
-def read_source(path: str) -> str:
-    """The text of the MLIR file ``path``.
-
-    Raises CompileError when the file cannot be read, or when it is not UTF-8 (MLIR source
-    is UTF-8): located at the line and column of the first byte that is not, the column
-    counted in characters like the parser's, with the line shown up to that byte.
-    """
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        before = data[: e.start].decode("utf-8")  # valid up to the first bad byte
-        line_start = before.rfind("\n") + 1
-        register_source(path, data.decode("utf-8", errors="replace"))
-        raise CompileError(f"input is not UTF-8 text (byte 0x{data[e.start]:02x})",
-                           Location(path, before.count("\n") + 1,
-                                    len(before) - line_start + 1)) from None
-
-
 def compile_file(path: str, **kw) -> CompileOutput:
-    """Read ``path`` (:func:`read_source`) and :func:`compile_source` it."""
+    """Read ``path`` and :func:`compile_source` it. CompileError if unreadable or not UTF-8
+    (at the line and column of the first bad byte)."""
     return compile_source(read_source(path), path, **kw)

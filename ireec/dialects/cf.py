@@ -100,7 +100,7 @@ def _print_switch(pr, op):
     pr.newline()
     pr.write("default: " + _successor_str(pr, op.successors[0], default_vals))
     cv = op.attributes.get("case_values")
-    values = cv.array.reshape(-1).tolist() if cv is not None else []
+    values = cv.int_list() if cv is not None else []
     segs = op.attributes["case_operand_segments"].value
     i = 0
     for k, (v, n) in enumerate(zip(values, segs)):

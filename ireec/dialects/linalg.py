@@ -45,6 +45,7 @@ from ..ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, Affine
 from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, DenseArrayAttr,
                              DenseElementsAttr, IntegerAttr, OpaqueAttr, StringAttr)
 from ..ir.core import Block, Builder, Operation, Region, Value
+from ..ir.diagnostics import CompileError
 from .arith import ScalarBuilder
 from .registry import register
 from .syntax import parse_terminator, print_terminator
@@ -210,7 +211,7 @@ def int_list(a: Optional[Attribute], n: int, default: int = 1) -> List[int]:
     if a is None:
         return [default] * n
     if isinstance(a, DenseElementsAttr):
-        vals = [int(x) for x in a.array.reshape(-1).tolist()]
+        vals = a.int_list()
     elif isinstance(a, (DenseArrayAttr, ArrayAttr)):
         vals = [int(getattr(x, "value", x)) for x in a.value]
     else:
@@ -307,6 +308,9 @@ def indexing_maps(op: Operation) -> List[AffineMap]:
     indices. Named ops use their upstream definitions (with strides/dilations)."""
     maps = op.attributes.get("indexing_maps")
     if maps is not None:
+        if not isinstance(maps, ArrayAttr) or not all(isinstance(m, AffineMapAttr) for m in maps):
+            raise CompileError(f"'{op.name}' op attribute 'indexing_maps' must be an array of "
+                               "affine maps", op.loc)
         return [m.value for m in maps]
     short = _short(op)
     ins, outs = inputs(op), outputs(op)
@@ -333,7 +337,9 @@ def indexing_maps(op: Operation) -> List[AffineMap]:
         kept = [d for d in range(rank) if d not in dims]
         return ([AffineMap.identity(rank)] * len(ins)
                 + [AffineMap.from_dims(rank, kept)] * len(outs))
-    raise ValueError(f"{op.name} is not a structured linalg op")
+    if short == "generic":
+        op.attributes["indexing_maps"]  # absent: a located "requires attribute" error
+    raise CompileError(f"'{op.name}' is not a structured linalg op", op.loc)
 
 
 def iterator_types(op: Operation) -> List[str]:

@@ -317,12 +317,12 @@ def i64_list(attr) -> List[int]:
     if isinstance(attr, DenseArrayAttr):
         return [int(v) for v in attr.value]
     if isinstance(attr, DenseElementsAttr):
-        return [int(v) for v in attr.array.reshape(-1)]
+        return attr.int_list()
     if isinstance(attr, ArrayAttr):
         return [int(a.value) for a in attr.value]
     if isinstance(attr, IntegerAttr):
         return [int(attr.value)]
-    raise TypeError(f"not an integer list attribute: {attr}")
+    raise CompileError(f"expected an integer list attribute, got '{attr}'")
 
 
 def parse_int_list(p, allow_bool: bool = False) -> List[int]:
@@ -1749,10 +1749,7 @@ V.register_verifiers({
 
 def _get(op_or_attr, name):
     if isinstance(op_or_attr, Operation):
-        a = op_or_attr.attributes.get(name)
-        if a is None:
-            raise KeyError(f"{op_or_attr.name} has no '{name}' attribute")
-        return a
+        return op_or_attr.attributes[name]  # absent: a located "requires attribute" error
     return op_or_attr
 
 

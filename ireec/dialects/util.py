@@ -534,7 +534,16 @@ def _parse_dynamic_constant(p, name, loc):
     v = p.parse_attribute()
     attrs["value"] = v
     p.expect("->")
-    return Operation(name, [], [p.parse_type()], _sorted(attrs), loc=loc)
+    tloc = p.loc()
+    rt = p.parse_type()
+    vt = getattr(v, "type", None)
+    if not (isinstance(vt, T.TensorType) and isinstance(rt, T.TensorType)
+            and vt.element_type == rt.element_type and rt.shape is not None
+            and len(rt.shape) == len(vt.shape)
+            and all(r is None or r == d for r, d in zip(rt.shape, vt.shape))):
+        raise CompileError(f"'{name}' result type {rt} is not compatible with its value's "
+                           f"type {vt}", tloc)
+    return Operation(name, [], [rt], _sorted(attrs), loc=loc)
 
 
 def _print_dynamic_constant(pr, op):

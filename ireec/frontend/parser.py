@@ -21,7 +21,7 @@ from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, BoolAttr, Dens
                              IntegerAttr, LocationAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
                              TypeAttr, UnitAttr, float_from_bits)
 from ..ir.core import Block, Operation, Region, Value, make_module
-from ..ir.diagnostics import CompileError, Location, register_source
+from ..ir.diagnostics import CompileError, Location, read_source, register_source
 
 _WS = re.compile(r"(?:\s+|//[^\n]*)*")
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
@@ -31,6 +31,9 @@ _INT = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+)")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|-?[0-9]+[eE][-+]?[0-9]+")
 _DIM = re.compile(r"(\?|[0-9]+)x")
 _PLAIN_STRING = re.compile(r'"([^"\\\n]*)"')  # a string literal without escapes
+_HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
+_BLOCK_NAME = re.compile(r"\^[A-Za-z0-9_$.\-]+")
+MAX_DIM = (1 << 63) - 1  # dimensions are int64 in MLIR
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "f8E4M3FN", "f8E5M2",
                 "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3B11FNUZ", "f8E4M3", "f8E3M4", "f8E8M0FNU",
                 "f4E2M1FN", "f6E2M3FN", "f6E3M2FN")
@@ -56,9 +59,10 @@ def _int_literal(s: str) -> int:
 
 
 class _Placeholder(Value):
-    """A forward-referenced value, replaced when its definition is parsed."""
+    """A forward-referenced value, replaced when its definition is parsed. ``use_blocks``
+    are the blocks enclosing the use (innermost last)."""
 
-    __slots__ = ("ref_loc",)
+    __slots__ = ("ref_loc", "use_blocks", "use_scopes")
 
 
 class Parser:
@@ -78,6 +82,8 @@ class Parser:
         self.default_dialects: List[str] = []
         self._line_starts = None
         self._block_fwd_locs: Dict[int, Location] = {}
+        self._open_blocks: List[Block] = []  # blocks whose ops are being parsed, innermost last
+        self._scope_floor = 0  # index of the outermost scope visible (isolated regions)
         register_source(filename, text)
 
     # ------------------------------------------------------------------ lexing
@@ -175,8 +181,8 @@ class Parser:
             if c == '"':
                 break
             if c == "\\":
-                n = t[i + 1]
-                if n in '"\\':
+                n = t[i + 1: i + 2]
+                if n and n in '"\\':
                     out.append(n)
                     i += 2
                 elif n == "n":
@@ -185,9 +191,12 @@ class Parser:
                 elif n == "t":
                     out.append("\t")
                     i += 2
-                else:
+                elif _HEX2.fullmatch(t, i + 1, i + 3):
                     out.append(chr(int(t[i + 1: i + 3], 16)))
                     i += 3
+                else:
+                    raise self.error("unknown escape in string literal (expected \\\\, \\\", "
+                                     "\\n, \\t or two hex digits)", self.loc_at(i))
                 continue
             out.append(c)
             i += 1
@@ -318,8 +327,10 @@ class Parser:
         return out
 
     def lookup(self, name: str) -> Optional[Value]:
-        for s in reversed(self.scopes):
-            v = s.get(name)
+        """The value ``name`` is bound to in the scopes visible here (an isolated-from-above
+        region sees none of its ancestors' values), or None."""
+        for i in range(len(self.scopes) - 1, self._scope_floor - 1, -1):
+            v = self.scopes[i].get(name)
             if v is not None:
                 return v
         return None
@@ -332,6 +343,8 @@ class Parser:
             if v is None:
                 v = _Placeholder(type)
                 v.ref_loc = loc
+                v.use_blocks = tuple(self._open_blocks[1:])  # the top level is a graph region
+                v.use_scopes = tuple(self.scopes)
                 self.forward[name] = v
             return v
         if v.type != type:
@@ -346,12 +359,22 @@ class Parser:
             raise CompileError(f"{len(refs)} operands present, but expected {len(types)}", loc)
         return [self.resolve(r, t) for r, t in zip(refs, types)]
 
-    def define(self, name: str, v: Value, loc: Location) -> None:
+    def define(self, name: str, v: Value, loc: Location, block: Optional[Block] = None) -> None:
+        """Bind ``name`` to ``v`` (defined at ``loc`` by an op of ``block``), resolving
+        forward uses. A use parsed earlier inside ``block`` itself, or inside an op of it, is a
+        use before the definition, and one outside the region of the definition is out of its
+        scope (the definition cannot dominate either): CompileError at the use."""
         scope = self.scopes[-1]
         if name in scope:
             raise CompileError(f"redefinition of SSA value '{name}'", loc)
         ph = self.forward.pop(name, None)
         if ph is not None:
+            if not any(s is scope for s in ph.use_scopes):
+                raise CompileError(f"use of value '{name}' outside the region that defines it "
+                                   f"(at line {loc.line}, column {loc.col})", ph.ref_loc)
+            if block is not None and any(b is block for b in ph.use_blocks):
+                raise CompileError(f"use of value '{name}' before its definition (it is defined "
+                                   f"at line {loc.line}, column {loc.col})", ph.ref_loc)
             if ph.type != v.type:
                 raise CompileError(f"definition of SSA value '{name}' has type '{v.type}' but "
                                    f"it was used with type '{ph.type}'", ph.ref_loc)
@@ -424,7 +447,10 @@ class Parser:
             if not m:
                 break
             # "0xi1" vs hex: a dim is digits then 'x' then a type or another dim.
-            dims.append(None if m.group(1) == "?" else int(m.group(1)))
+            d = None if m.group(1) == "?" else int(m.group(1))
+            if d is not None and d > MAX_DIM:
+                raise self.error(f"dimension {d} is too large (dimensions are 64-bit)")
+            dims.append(d)
             self.pos = m.end()
         return tuple(dims)
 
@@ -465,6 +491,8 @@ class Parser:
             m = _DIM.match(self.text, self.pos)
             if not m:
                 break
+            if m.group(1) == "?":
+                raise self.error("vector dimensions must be static")
             dims.append(int(m.group(1)))
             scal.append(False)
             self.pos = m.end()
@@ -614,13 +642,20 @@ class Parser:
                     if isinstance(et, T.IntegerType) and et.width == 1:
                         vals.append(1 if self.parse_keyword_of(("true", "false")) == "true" else 0)
                     else:
+                        vloc = self.loc()
                         v, kind = self.parse_number()
-                        if isinstance(et, T.FloatType) and kind == "hex":
-                            v = float_from_bits(v, et)
-                        vals.append(float(v) if isinstance(et, T.FloatType) else int(v))
+                        if isinstance(et, T.FloatType):
+                            v = _hex_float(v, et, vloc) if kind == "hex" else float(v)
+                        elif kind == "float":
+                            raise CompileError(f"floating point value in array of integer type {et}", vloc)
+                        else:
+                            v = check_int_range(v, et, vloc)
+                        vals.append(v)
                     if not self.try_punct(","):
                         break
             self.expect(">")
+            if not isinstance(et, (T.IntegerType, T.FloatType, T.IndexType)):
+                raise CompileError(f"array<> elements must be integers or floats, not {et}", loc)
             return DenseArrayAttr(et, tuple(vals))
         if w == "affine_map" and t.startswith("<", self.pos + 10):
             self.pos += 11
@@ -665,6 +700,7 @@ class Parser:
         return OpaqueAttr(text)
 
     def _parse_number_attr(self, type_hint):
+        vloc = self.loc()
         v, kind = self.parse_number()
         ty = None
         if self.peek(":") and not self.peek("::"):
@@ -679,11 +715,13 @@ class Parser:
             ty = T.f64 if kind == "float" else T.i64
         if isinstance(ty, T.FloatType):
             if kind == "hex":
-                return FloatAttr(float_from_bits(v, ty), ty)
+                return FloatAttr(_hex_float(v, ty, vloc), ty)
             return FloatAttr(float(v), ty)
         if kind == "float":
-            raise self.error(f"floating point literal for integer type {ty}")
-        return IntegerAttr(int(v), ty)
+            raise CompileError(f"floating point literal for integer type {ty}", vloc)
+        if not isinstance(ty, (T.IntegerType, T.IndexType)):
+            raise CompileError(f"integer literal for non-integer type {ty}", vloc)
+        return IntegerAttr(check_int_range(v, ty, vloc), ty)
 
     def _parse_dense(self):
         self.expect("<")
@@ -862,6 +900,28 @@ class Parser:
             self.expect("=", "after result names")
             loc = self.loc()
         nres = sum(c for _, c in result_names)
+        self._open_blocks.append(block)
+        try:
+            op = self._parse_op_body(loc, nres)
+        finally:
+            self._open_blocks.pop()
+        self.parse_optional_location()
+        if nres != len(op.results):
+            raise CompileError(f"operation '{op.name}' defines {len(op.results)} results but was "
+                               f"provided {nres} to bind", loc)
+        i = 0
+        for name, count in result_names:
+            if count == 1:
+                self.define(name, op.results[i], loc, block)
+            else:
+                for k in range(count):
+                    self.define(f"{name}#{k}", op.results[i + k], loc, block)
+                self.scopes[-1][name] = op.results[i]
+            i += count
+        block.append(op)
+        return op
+
+    def _parse_op_body(self, loc: Location, nres: int) -> Operation:
         if self.peek('"'):
             name = self.parse_string()
             op = self.parse_generic_op(name, loc)
@@ -880,20 +940,6 @@ class Parser:
             self._pending_results = nres
             op = d.parse(self, full, loc)
             op.loc = loc
-        self.parse_optional_location()
-        if nres != len(op.results):
-            raise CompileError(f"operation '{op.name}' defines {len(op.results)} results but was "
-                               f"provided {nres} to bind", loc)
-        i = 0
-        for name, count in result_names:
-            if count == 1:
-                self.define(name, op.results[i], loc)
-            else:
-                for k in range(count):
-                    self.define(f"{name}#{k}", op.results[i + k], loc)
-                self.scopes[-1][name] = op.results[i]
-            i += count
-        block.append(op)
         return op
 
     @property
@@ -954,10 +1000,10 @@ class Parser:
     def parse_successor(self) -> Block:
         self.skip_ws()
         loc = self.loc()
-        if not self.text.startswith("^", self.pos):
+        m = _BLOCK_NAME.match(self.text, self.pos)
+        if not m:
             raise self.error("expected block reference (^bb...)")
-        m = _SUFFIX.match(self.text, self.pos + 1)
-        name = "^" + m.group(0)
+        name = m.group(0)
         self.pos = m.end()
         scope = self.block_scopes[-1] if self.block_scopes else None
         if scope is None:
@@ -996,8 +1042,10 @@ class Parser:
         self.scopes.append({})
         self.block_scopes.append({})
         saved_forward = None
+        saved_floor = self._scope_floor
         if isolated:
             saved_forward, self.forward = self.forward, {}
+            self._scope_floor = len(self.scopes) - 1
         try:
             first = True
             while not self.peek("}"):
@@ -1032,12 +1080,15 @@ class Parser:
             self.block_scopes.pop()
             if isolated:
                 self.forward = saved_forward
+            self._scope_floor = saved_floor
         return region
 
     def _parse_block_header(self) -> Block:
         loc = self.loc()
-        m = _SUFFIX.match(self.text, self.pos + 1)
-        name = "^" + m.group(0)
+        m = _BLOCK_NAME.match(self.text, self.pos)
+        if not m:
+            raise self.error("expected block label (^bb...)")
+        name = m.group(0)
         self.pos = m.end()
         scope = self.block_scopes[-1]
         blk = scope.get(name)
@@ -1133,10 +1184,47 @@ class Parser:
         self.expect("#-}")
 
 
+def int_range(t: T.Type) -> Tuple[int, int]:
+    """Smallest and largest integer literal accepted for ``t``: a signless ``iN`` may be
+    written signed or unsigned (``-2**(N-1)`` .. ``2**N - 1``, as MLIR's parser accepts);
+    ``siN`` and ``uiN`` take their own range; ``index`` is 64-bit."""
+    if isinstance(t, T.IndexType):
+        return -(1 << 63), (1 << 64) - 1
+    w = t.width
+    if t.signedness == "u":
+        return 0, (1 << w) - 1
+    if t.signedness == "s":
+        return -(1 << (w - 1)), (1 << (w - 1)) - 1
+    return -(1 << (w - 1)) if w > 1 else -1, (1 << w) - 1
+
+
+def check_int_range(v: int, t: T.Type, loc: Location) -> int:
+    """``v`` if it fits the integer type ``t`` (see :func:`int_range`), else CompileError."""
+    lo, hi = int_range(t)
+    if not lo <= v <= hi:
+        raise CompileError(f"integer constant {v} is out of range for type {t}", loc)
+    return v
+
+
+def _hex_float(bits: int, t: T.FloatType, loc: Location) -> float:
+    """A float given by its bit pattern (``0x7FC00000`` for an f32 NaN)."""
+    width = 8 * T.storage_bytes(t) if t.name in ("f16", "bf16", "f32", "f64") else 0
+    if not width or not 0 <= bits < (1 << width):
+        raise CompileError(f"hexadecimal float literal 0x{bits:X} does not fit type {t}", loc)
+    return float_from_bits(bits, t)
+
+
 def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) -> DenseElementsAttr:
-    """Build a DenseElementsAttr from parsed literal elements or a "0x..." hex string."""
+    """Build a DenseElementsAttr from parsed literal elements or a "0x..." hex string.
+
+    One value for a type of many elements is a splat, kept unmaterialised. CompileError at
+    ``loc`` when the literal does not fit the type: wrong element count or byte size, a
+    value of the wrong kind (float for integers, complex for reals) or out of range.
+    """
     et = ty.element_type
     n = ty.num_elements
+    if n > MAX_DIM:
+        raise CompileError(f"type {ty} has {n} elements, more than a 64-bit size can count", loc)
     try:
         dt = T.numpy_dtype(et)
     except ValueError:
@@ -1148,12 +1236,16 @@ def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) ->
             raw = bytes.fromhex(hexstr[2:])
         except ValueError:
             raise CompileError("dense hex literal is not valid hex", loc) from None
+        size = 1 if dt == np.bool_ else dt.itemsize
+        if len(raw) % size:
+            raise CompileError(f"hex dense literal has {len(raw)} bytes, not a multiple of the "
+                               f"{size}-byte elements of {ty}", loc)
         if dt == np.bool_:
             arr = np.frombuffer(raw, np.uint8).astype(np.bool_)
         else:
             arr = np.frombuffer(raw, dt)
         if arr.size == 1 and n != 1:
-            arr = np.full(n, arr[0], dt)
+            return DenseElementsAttr.splat(arr[0], ty)
         if arr.size != n:
             raise CompileError(f"hex dense literal has {arr.size} elements, type {ty} needs {n}", loc)
         return DenseElementsAttr(arr.reshape(ty.shape), ty)
@@ -1168,37 +1260,49 @@ def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) ->
 
     walk(elems, 0)
     vals = [_elem_value(x, et, loc) for x in flat]
-    if len(vals) == 1 and n != 1:
-        arr = np.full(n, vals[0], dtype=dt)
-    elif len(vals) != n:
+    if len(vals) != n and not (len(vals) == 1 and n != 1):
         raise CompileError(f"dense literal has {len(vals)} elements, but type {ty} needs {n}", loc)
-    else:
-        if isinstance(et, T.IntegerType) and et.signedness == "" and et.width > 1:
-            # Signless ints may be written as unsigned: wrap into the signed range.
-            bits = et.width
-            vals = [((v + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for v in vals]
-        with np.errstate(over="ignore"):  # e.g. 1e5 in f16 is inf, as MLIR rounds it
-            arr = np.array(vals, dtype=dt) if vals else np.zeros(0, dt)
+    if isinstance(et, T.IntegerType) and et.signedness == "" and et.width > 1:
+        # Signless ints may be written as unsigned: wrap into the signed range.
+        bits = et.width
+        vals = [((v + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1)) for v in vals]
+    if len(vals) == 1 and n != 1:
+        with np.errstate(over="ignore"):
+            return DenseElementsAttr.splat(vals[0], ty)
+    with np.errstate(over="ignore"):  # e.g. 1e5 in f16 is inf, as MLIR rounds it
+        arr = np.array(vals, dtype=dt) if vals else np.zeros(0, dt)
     return DenseElementsAttr(arr.reshape(ty.shape), ty)
 
 
 def _elem_value(x, et, loc):
     if isinstance(x, tuple) and x[0] == "complex":
+        if not isinstance(et, T.ComplexType):
+            raise CompileError(f"complex literal (re, im) in dense of non-complex type {et}", loc)
+        if not isinstance(x[1], tuple) or not isinstance(x[2], tuple):
+            raise CompileError("complex element parts must be numbers", loc)
         return complex(_elem_value(x[1], et.element_type, loc), _elem_value(x[2], et.element_type, loc))
+    if isinstance(et, T.ComplexType):
+        raise CompileError(f"expected a complex element (re, im) for type {et}", loc)
     kind, v = x
     if isinstance(et, T.FloatType):
         if kind == "hex":
             if et.name == "bf16" or T.is_small_float(et):
+                if not 0 <= v < (1 << (8 * T.storage_bytes(et))):
+                    raise CompileError(f"hexadecimal float literal 0x{v:X} does not fit type {et}", loc)
                 return v
-            return float_from_bits(v, et)
+            return _hex_float(v, et, loc)
         if T.is_small_float(et):  # f8/f6/f4: stored as bit patterns, rounded to nearest even
             return T.small_float_to_bits(float(v), et)
         if et.name == "bf16":
-            b = np.array([v], np.float32).view(np.uint32)[0]
-            return int((b + 0x7FFF + ((b >> 16) & 1)) >> 16)
+            with np.errstate(over="ignore"):
+                b = np.array([v], np.float32).view(np.uint32)[0]
+            return int((int(b) + 0x7FFF + ((int(b) >> 16) & 1)) >> 16)
         return float(v)
     if kind == "float":
         raise CompileError(f"floating point literal in dense of integer type {et}", loc)
+    if not isinstance(et, (T.IntegerType, T.IndexType)):
+        raise CompileError(f"integer literal in dense of type {et}", loc)
+    check_int_range(v, et, loc)
     if isinstance(et, T.IntegerType) and et.width == 1:
         return bool(v)
     return int(v)
@@ -1217,12 +1321,6 @@ def parse_source(text: str, filename: str = "<input>") -> Operation:
 
 
 def parse_file(path: str) -> Operation:
-    """Read and parse an MLIR file. Raises CompileError if it cannot be read or parsed."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
-    except UnicodeDecodeError:
-        raise CompileError("input file is not UTF-8 text", Location(path, 0, 0)) from None
-    return parse_source(text, path)
+    """Read and parse an MLIR file. Raises CompileError if it cannot be read or parsed
+    (invalid UTF-8 at the line and column of the first bad byte)."""
+    return parse_source(read_source(path), path)

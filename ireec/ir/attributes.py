@@ -12,6 +12,7 @@ from typing import Dict, Optional, Tuple
 import numpy as np
 
 from .affine import AffineMap
+from .diagnostics import CompileError
 from .types import (ComplexType, FloatType, IndexType, IntegerType, ShapedType, Type, is_small_float,
                     numpy_dtype)
 
@@ -263,6 +264,7 @@ class LocationAttr(Attribute):
 
 # Dense elements --------------------------------------------------------------
 
+MAX_LIST_ELEMENTS = 1 << 16  # elements of a list-valued attribute (dims, paddings) at most
 HEX_PRINT_THRESHOLD = 64  # more elements than this print as "0x..." like MLIR's large attrs
 
 
@@ -283,32 +285,79 @@ def to_raw_bytes(arr: np.ndarray, et: Type) -> bytes:
     return np.ascontiguousarray(arr).astype(numpy_dtype(et), copy=False).tobytes()
 
 
+def _is_broadcast(a: np.ndarray) -> bool:
+    """Whether ``a`` repeats one element through zero strides (a lazily held splat)."""
+    return a.size > 1 and all(st == 0 for st in a.strides)
+
+
 class DenseElementsAttr(Attribute):
-    """``dense<...> : tensor<...>``; ``array`` has the type's shape and numpy dtype."""
+    """``dense<...> : tensor<...>``; ``array`` has the type's shape and numpy dtype.
+
+    A splat (one value for every element) is held as a read-only broadcast view of that one
+    value (:meth:`splat`), so ``dense<1.0> : tensor<65536x256x256xf32>`` costs one element
+    of memory; reading it (``array.reshape(-1)[0]``, ``is_splat``) never materialises it.
+    """
 
     __slots__ = ("array", "type", "_hash")
 
     def __init__(self, array: np.ndarray, type: ShapedType):
-        self.array = np.ascontiguousarray(array, dtype=numpy_dtype(type.element_type)).reshape(
-            tuple(type.shape))
+        shape = tuple(type.shape)
+        dt = numpy_dtype(type.element_type)
+        if isinstance(array, np.ndarray) and _is_broadcast(array) and array.dtype == dt:
+            self.array = np.broadcast_to(array.reshape(-1)[:1].reshape(()), shape)
+        else:
+            self.array = np.ascontiguousarray(array, dtype=dt).reshape(shape)
         self.type = type
         self._hash = None
+
+    @classmethod
+    def splat(cls, value, type: ShapedType) -> "DenseElementsAttr":
+        """Every element of ``type`` equal to ``value``, without allocating the elements."""
+        one = np.array(value, dtype=numpy_dtype(type.element_type)).reshape(())
+        return cls(np.broadcast_to(one, tuple(type.shape)), type)
 
     @property
     def is_splat(self) -> bool:
         a = self.array.reshape(-1)
-        return a.size > 0 and bool(np.all(a.view(np.uint8).reshape(a.size, -1) == a.view(np.uint8).reshape(a.size, -1)[0])) if a.dtype != np.bool_ else a.size > 0 and bool(np.all(a == a[0]))
+        if a.size == 0:
+            return False
+        if _is_broadcast(a):
+            return True
+        if a.dtype == np.bool_:
+            return bool(np.all(a == a[0]))
+        b = a.view(np.uint8).reshape(a.size, -1)
+        return bool(np.all(b == b[0]))
 
     def splat_value(self):
+        """The first element (the value of every element when :attr:`is_splat`)."""
         return self.array.reshape(-1)[0]
 
+    def int_list(self, limit: int = MAX_LIST_ELEMENTS) -> list:
+        """The elements as Python ints, for attributes that hold a short list (dimensions,
+        paddings, shapes). CompileError (located by the caller's pass) when there are more
+        than ``limit``: such a list would not describe any tensor's dimensions."""
+        n = self.array.size
+        if n > limit:
+            raise CompileError(f"attribute {self.type} has {n} elements where a list of at most "
+                               f"{limit} integers is expected")
+        return [int(x) for x in self.array.reshape(-1).tolist()]
+
+    def _key(self) -> bytes:
+        a = self.array
+        return (b"splat:" + a.reshape(-1)[:1].tobytes()) if _is_broadcast(a) else a.tobytes()
+
     def __eq__(self, o):
-        return (isinstance(o, DenseElementsAttr) and self.type == o.type
-                and self.array.tobytes() == o.array.tobytes())
+        if not (isinstance(o, DenseElementsAttr) and self.type == o.type):
+            return False
+        if _is_broadcast(self.array) or _is_broadcast(o.array):
+            return self.is_splat and o.is_splat and (self.array.reshape(-1)[:1].tobytes()
+                                                     == o.array.reshape(-1)[:1].tobytes())
+        return self.array.tobytes() == o.array.tobytes()
 
     def __hash__(self):
         if self._hash is None:
-            self._hash = hash((self.type, self.array.tobytes()))
+            self._hash = hash((self.type, self._key() if _is_broadcast(self.array) or not self.is_splat
+                               else b"splat:" + self.array.reshape(-1)[:1].tobytes()))
         return self._hash
 
     def literal(self) -> str:
@@ -378,3 +427,34 @@ def attr_to_python(a: Attribute):
     if isinstance(a, TypeAttr):
         return a.value
     return a
+
+
+class MissingAttributeError(CompileError, KeyError):
+    """A required attribute is absent: a located CompileError that is also a KeyError, so
+    code probing with ``try: attrs[k] except KeyError`` keeps working."""
+
+    def __str__(self) -> str:
+        return CompileError.__str__(self)
+
+
+class OpAttributes(dict):
+    """The attribute dictionary of one operation (``Operation.attributes``).
+
+    Reading a missing name (``op.attributes["permutation"]``) raises
+    :class:`MissingAttributeError` at the op's location, MLIR-style
+    (``'stablehlo.transpose' op requires attribute 'permutation'``), so every lowering
+    reports a misspelled or missing attribute as a user error. ``get``/``in`` are unchanged.
+    """
+
+    __slots__ = ("op",)
+
+    def __init__(self, op, items=()):
+        super().__init__(items)
+        self.op = op
+
+    def __missing__(self, key):
+        op = self.op
+        raise MissingAttributeError(f"'{op.name}' op requires attribute '{key}'", op.loc)
+
+    def __reduce__(self):  # pickles/copies as a plain dict
+        return (dict, (dict(self),))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
-from .attributes import Attribute
+from .attributes import Attribute, OpAttributes
 from .diagnostics import UNKNOWN, Location
 from .types import Type
 
@@ -144,6 +144,15 @@ class Operation:
     @property
     def result_types(self) -> List[Type]:
         return [r.type for r in self.results]
+
+    @property
+    def attributes(self) -> Dict[str, Attribute]:
+        """Name → attribute; reading a missing name is a located error (see OpAttributes)."""
+        return self._attributes
+
+    @attributes.setter
+    def attributes(self, items) -> None:
+        self._attributes = OpAttributes(self, items or {})
 
     def attr(self, name: str, default=None):
         return self.attributes.get(name, default)

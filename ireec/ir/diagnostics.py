@@ -28,6 +28,7 @@ _SOURCES: Dict[str, str] = {}
 
 
 def register_source(file: str, text: str) -> None:
+    """Remember the text of ``file`` so errors can show its lines."""
     _SOURCES[file] = text
 
 
@@ -60,4 +61,34 @@ class CompileError(Exception):
 
 
 def error(message: str, loc: Optional[Location] = None) -> CompileError:
+    """A :class:`CompileError` with ``message`` at ``loc`` (to be raised by the caller)."""
     return CompileError(message, loc)
+
+
+def decode_source(data: bytes, file: str) -> str:
+    """``data`` decoded as UTF-8 (a leading byte-order mark dropped).
+
+    Raises CompileError at the 1-based line and column (in characters) of the first byte
+    that is not valid UTF-8, the valid part of the file registered for the caret.
+    """
+    try:
+        return data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as e:
+        good = data[: e.start].decode("utf-8", errors="replace")
+        line = good.count("\n") + 1
+        col = len(good) - (good.rfind("\n") + 1) + 1
+        end = data.find(b"\n", e.start)
+        shown = good + data[e.start: end if end >= 0 else len(data)].decode("utf-8", errors="replace")
+        register_source(file, shown)
+        raise CompileError(f"invalid UTF-8 byte 0x{data[e.start]:02x} in source file "
+                           f"({e.reason})", Location(file, line, col)) from None
+
+
+def read_source(path: str) -> str:
+    """The text of the source file ``path``; CompileError if it cannot be read or is not UTF-8."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise CompileError(f"cannot read input file: {e.strerror}", Location(path, 0, 0)) from None
+    return decode_source(data, path)

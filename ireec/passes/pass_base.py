@@ -6,10 +6,12 @@ report the passes fill in (arena sizes...). Passes register by name for the pipe
 from __future__ import annotations
 
 import abc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Type
+from typing import Callable, Dict, Iterator, List, Optional, Type
 
 from ..ir.core import Operation
+from ..ir.diagnostics import CompileError, Location
 
 
 @dataclass
@@ -80,3 +82,69 @@ def is_attached(op: Operation, root: Operation) -> bool:
         if p is None:
             return False
     return True
+
+
+def _known(loc: Optional[Location]) -> bool:
+    return loc is not None and loc.line > 0
+
+
+def op_being_processed(tb, root: Optional[Operation] = None) -> Optional[Operation]:
+    """The operation a failing pass was working on, read from the traceback ``tb``.
+
+    The innermost frame holding an :class:`Operation` with a source location wins (a local
+    named ``op`` first, then the others in the frame's order); ``root`` (the module) is the
+    last resort. Costs nothing until an error happens: no pass needs to record what it visits.
+    """
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        items = list(frame.f_locals.items())
+        items.sort(key=lambda kv: kv[0] != "op")
+        for _name, v in items:
+            if isinstance(v, Operation) and v is not root and _known(v.loc):
+                return v
+    return root
+
+
+def _fallback_location(module: Optional[Operation]) -> Optional[Location]:
+    if module is None:
+        return None
+    if _known(module.loc):
+        return module.loc
+    for op in module.walk():
+        if _known(op.loc):
+            return op.loc
+    return None
+
+
+@contextmanager
+def located_internal_errors(stage: str, module: Optional[Operation] = None) -> Iterator[None]:
+    """Turn what escapes ``stage`` (e.g. ``pass 'iree-flow-form-dispatch-regions'``) into a
+    located :class:`CompileError`.
+
+    An unexpected exception becomes ``internal error in STAGE while processing 'OP': Type:
+    msg`` at the location of the op being processed (see :func:`op_being_processed`), or of
+    the module; the original exception is kept as ``__cause__`` (the CLI prints its traceback
+    with ``IREEC_DEBUG=1``). A CompileError raised without a location gets that location.
+    """
+    try:
+        yield
+    except CompileError as e:
+        if _known(e.loc):
+            raise
+        op = op_being_processed(e.__traceback__, module)
+        loc = op.loc if op is not None and _known(op.loc) else _fallback_location(module)
+        if loc is None:
+            raise
+        raise CompileError(e.message, loc, e.notes) from e
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a bug of ireec, reported where it happened
+        op = op_being_processed(e.__traceback__, module)
+        where = f" while processing '{op.name}'" if op is not None else ""
+        loc = op.loc if op is not None and _known(op.loc) else _fallback_location(module)
+        msg = str(e) if not isinstance(e, KeyError) else repr(e.args[0]) if e.args else ""
+        raise CompileError(f"internal error in {stage}{where}: {type(e).__name__}: {msg}",
+                           loc) from e

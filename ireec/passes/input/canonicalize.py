@@ -306,7 +306,7 @@ class _Canonicalizer:
             if isinstance(shp, Operation) and shp.name == "arith.constant":
                 a = shp.attributes["value"]
                 if isinstance(a, DenseElementsAttr):
-                    dims = [int(x) for x in a.array.reshape(-1)]
+                    dims = a.int_list()
                     self.refine(op.results[0], _with_shape(op.results[0].type, dims))
 
     def fold_int(self, op: Operation) -> None:

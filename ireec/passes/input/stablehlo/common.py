@@ -564,6 +564,8 @@ def scalar_op(sb: ScalarBuilder, op: Operation, args: Sequence[Value], result_ty
             if name == "stablehlo.power" and not is_bool(t):
                 return _int_pow(sb, args[0], args[1])
     except KeyError as e:
+        if isinstance(e, CompileError):
+            raise
         raise CompileError(f"'{name}': unsupported attribute value {e}", op.loc) from None
     raise CompileError(f"'{name}' on element type {t} is not supported", op.loc)
 
@@ -583,7 +585,7 @@ def translate_region(sb: ScalarBuilder, region: Region, args: Sequence[Value],
     env: Dict[Value, Value] = dict(zip(blk.args, args))
     for op in blk.ops:
         if op.name in (terminator, "func.return"):
-            return [env[v] for v in op.operands]
+            return [env[v] if v in env else _outer_scalar(sb, v, op) for v in op.operands]
         for r in op.results:
             if isinstance(r.type, T.TensorType) and r.type.rank != 0:
                 raise CompileError(f"'{op.name}' on non-scalar tensors inside a body is not "

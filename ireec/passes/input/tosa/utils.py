@@ -16,7 +16,7 @@ from ....dialects import linalg as L
 from ....dialects.arith import ScalarBuilder
 from ....ir import types as T
 from ....ir.affine import AffineConst, AffineDim, AffineMap
-from ....ir.attributes import (Attribute, DenseArrayAttr, DenseElementsAttr, FloatAttr,
+from ....ir.attributes import (MAX_LIST_ELEMENTS, Attribute, DenseArrayAttr, DenseElementsAttr, FloatAttr,
                                IntegerAttr, StringAttr)
 from ....ir.core import Builder, Operation, Value
 from ....ir.diagnostics import CompileError
@@ -104,6 +104,8 @@ def const_ints(op: Operation, v: Value, what: str) -> List[int]:
     arr = const_array(v)
     if arr is None:
         raise fail(op, f"needs a constant {what} (tosa.const / tosa.const_shape)")
+    if arr.size > MAX_LIST_ELEMENTS:
+        raise fail(op, f"{what} has {arr.size} elements, more than any list of dimensions")
     return [int(x) for x in np.asarray(arr).reshape(-1).tolist()]
 
 
@@ -115,7 +117,7 @@ def int_array_attr(op: Operation, name: str) -> Optional[List[int]]:
     if isinstance(a, DenseArrayAttr):
         return [int(x) for x in a.value]
     if isinstance(a, DenseElementsAttr):
-        return [int(x) for x in a.array.reshape(-1).tolist()]
+        return a.int_list()
     vals = getattr(a, "value", None)
     if isinstance(vals, (tuple, list)):
         return [int(getattr(x, "value", x)) for x in vals]
