@@ -59,10 +59,10 @@ def _int_literal(s: str) -> int:
 
 
 class _Placeholder(Value):
-    """A forward-referenced value, replaced when its definition is parsed. ``use_blocks``
-    are the blocks enclosing the use (innermost last)."""
+    """A forward-referenced value, replaced when its definition is parsed. ``use_scopes``
+    are the value scopes open at the use (innermost last)."""
 
-    __slots__ = ("ref_loc", "use_blocks", "use_scopes")
+    __slots__ = ("ref_loc", "use_scopes")
 
 
 class Parser:
@@ -82,7 +82,6 @@ class Parser:
         self.default_dialects: List[str] = []
         self._line_starts = None
         self._block_fwd_locs: Dict[int, Location] = {}
-        self._open_blocks: List[Block] = []  # blocks whose ops are being parsed, innermost last
         self._scope_floor = 0  # index of the outermost scope visible (isolated regions)
         register_source(filename, text)
 
@@ -343,7 +342,6 @@ class Parser:
             if v is None:
                 v = _Placeholder(type)
                 v.ref_loc = loc
-                v.use_blocks = tuple(self._open_blocks[1:])  # the top level is a graph region
                 v.use_scopes = tuple(self.scopes)
                 self.forward[name] = v
             return v
@@ -361,9 +359,9 @@ class Parser:
 
     def define(self, name: str, v: Value, loc: Location, block: Optional[Block] = None) -> None:
         """Bind ``name`` to ``v`` (defined at ``loc`` by an op of ``block``), resolving
-        forward uses. A use parsed earlier inside ``block`` itself, or inside an op of it, is a
-        use before the definition, and one outside the region of the definition is out of its
-        scope (the definition cannot dominate either): CompileError at the use."""
+        forward uses. A use outside the region of the definition is out of its scope:
+        CompileError at the use. A forward use inside that region resolves, as in MLIR's
+        parser; whether the definition dominates it is the verifier's question."""
         scope = self.scopes[-1]
         if name in scope:
             raise CompileError(f"redefinition of SSA value '{name}'", loc)
@@ -372,9 +370,6 @@ class Parser:
             if not any(s is scope for s in ph.use_scopes):
                 raise CompileError(f"use of value '{name}' outside the region that defines it "
                                    f"(at line {loc.line}, column {loc.col})", ph.ref_loc)
-            if block is not None and any(b is block for b in ph.use_blocks):
-                raise CompileError(f"use of value '{name}' before its definition (it is defined "
-                                   f"at line {loc.line}, column {loc.col})", ph.ref_loc)
             if ph.type != v.type:
                 raise CompileError(f"definition of SSA value '{name}' has type '{v.type}' but "
                                    f"it was used with type '{ph.type}'", ph.ref_loc)
@@ -900,11 +895,7 @@ class Parser:
             self.expect("=", "after result names")
             loc = self.loc()
         nres = sum(c for _, c in result_names)
-        self._open_blocks.append(block)
-        try:
-            op = self._parse_op_body(loc, nres)
-        finally:
-            self._open_blocks.pop()
+        op = self._parse_op_body(loc, nres)
         self.parse_optional_location()
         if nres != len(op.results):
             raise CompileError(f"operation '{op.name}' defines {len(op.results)} results but was "

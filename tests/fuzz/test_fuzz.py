@@ -96,9 +96,9 @@ def test_missing_required_attribute_is_located():
 
 @pytest.mark.parametrize("body,needle,line", [
     ("  %b = arith.addf %a2, %a : tensor<4xf32>\n  %a2 = arith.addf %a, %a : tensor<4xf32>\n"
-     "  return %b : tensor<4xf32>\n", "before its definition", 2),
+     "  return %b : tensor<4xf32>\n", "does not dominate this use", 2),
     ("  %b = arith.addf %b, %a : tensor<4xf32>\n  return %b : tensor<4xf32>\n",
-     "before its definition", 2),
+     "does not dominate this use", 2),
 ])
 def test_use_before_definition_is_located(body, needle, line):
     _located("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n" + body + "}\n", needle, line)
