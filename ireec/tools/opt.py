@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Type
 
-from ..compiler import default_module_name, read_source
+from ..compiler import default_module_name, read_source, verify_after_pass
 from ..frontend.parser import parse_source
 from ..ir.diagnostics import CompileError
 from ..ir.printer import print_module
-from ..passes.pass_base import Pass, PassContext
-from ..passes.registry import PassPipelineError, pass_descriptions, parse_pass_pipeline
+from ..ir.verifier import verify
+from ..passes.pass_base import Pass, PassContext, located_internal_errors
+from ..passes.registry import pass_descriptions, parse_pass_pipeline
 
 
 def list_passes() -> str:
@@ -28,24 +29,24 @@ def list_passes() -> str:
 
 
 def run_passes(module, passes: List[Type[Pass]], ctx: PassContext) -> None:
-    """Run ``passes`` in order on ``module`` (in place).
+    """Run ``passes`` in order on ``module`` (in place), verifying the IR after each.
 
     CompileError from a pass propagates (it carries the op's location); any other exception
-    becomes a PassPipelineError naming the pass, since a pass given IR it does not expect
-    (e.g. without the passes that must run before it) is the usual cause here.
+    becomes a CompileError at the op being processed, naming the pass, with a note: a pass
+    given IR it does not expect (without the passes that must run before it) is the usual
+    cause here.
     """
     for cls in passes:
         try:
-            cls().run(module, ctx)
-        except CompileError:
-            raise
-        except Exception as e:  # noqa: BLE001 - reported with the pass's name
-            if os.environ.get("IREEC_DEBUG"):
+            with located_internal_errors(f"pass '{cls.name}'", module):
+                cls().run(module, ctx)
+        except CompileError as e:
+            if not e.message.startswith("internal error"):
                 raise
-            raise PassPipelineError(
-                f"internal error in pass '{cls.name}': {type(e).__name__}: {e} (does its input "
-                "need the passes that run before it in the pipeline? see "
-                "'ireec opt --list-passes')") from None
+            raise CompileError(e.message, e.loc, [*e.notes, "does its input need the passes that run "
+                                                  "before it in the pipeline? see 'ireec opt "
+                                                  "--list-passes'"]) from e
+        verify_after_pass(module, cls.name)
 
 
 def opt_file(path: str, pipeline: str, *, target: str = "c",
@@ -57,6 +58,8 @@ def opt_file(path: str, pipeline: str, *, target: str = "c",
     """
     passes = parse_pass_pipeline(pipeline)
     module = parse_source(read_source(path), path)
+    with located_internal_errors("verifier", module):
+        verify(module)
     ctx = PassContext(target=target, module_name=module_name or default_module_name(path),
                       source_name=os.path.basename(path))
     run_passes(module, passes, ctx)
