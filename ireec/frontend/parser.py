@@ -1214,12 +1214,12 @@ def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) ->
     """
     et = ty.element_type
     n = ty.num_elements
-    if n > MAX_DIM:
-        raise CompileError(f"type {ty} has {n} elements, more than a 64-bit size can count", loc)
     try:
         dt = T.numpy_dtype(et)
     except ValueError:
         raise CompileError(f"dense elements of type {et} are not supported", loc) from None
+    if n * max(1, dt.itemsize) > MAX_DIM:
+        raise CompileError(f"type {ty} has {n} elements, more bytes than a 64-bit size can count", loc)
     if hexstr is not None:
         if not hexstr.startswith("0x"):
             raise CompileError("dense string literal must be hex ('0x...')", loc)

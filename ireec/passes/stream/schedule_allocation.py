@@ -151,11 +151,21 @@ def peak_live_bytes(buffers: List[Tuple[int, int, int]]) -> int:
     return max((sum(align(s) for s, f, l in buffers if f <= t <= l) for t in events), default=0)
 
 
+#: The most bytes one constant (or initial value of a global) may take in the generated C:
+#: 2 GiB, the size of a static object x86-64's default (small) code model can address.
+MAX_CONSTANT_BYTES = 1 << 31
+
+
 def constant_bytes(op: Operation, module: Operation) -> bytes:
     """The stored bytes of a tensor ``arith.constant`` (dense or dense_resource). CompileError when a
-    resource blob is missing or has the wrong size."""
+    resource blob is missing or has the wrong size, or when the constant is larger than
+    :data:`MAX_CONSTANT_BYTES` (it is never materialised then)."""
     v = op.attributes["value"]
     if isinstance(v, DenseElementsAttr):
+        need = tensor_bytes(v.type)
+        if need > MAX_CONSTANT_BYTES:
+            raise CompileError(f"constant {v.type} takes {need} bytes, more than the "
+                               f"{MAX_CONSTANT_BYTES} bytes a constant of the generated C may have", op.loc)
         return to_raw_bytes(v.array, v.type.element_type)
     if isinstance(v, DenseResourceAttr):
         blob = getattr(module, "resources", {}).get(v.name)
@@ -225,6 +235,9 @@ class ScheduleAllocationPass(Pass):
             t = op.attributes["type"].value
             if not isinstance(t, T.TensorType):
                 continue
+            if tensor_bytes(t) > MAX_CONSTANT_BYTES:
+                raise CompileError(f"global {t} takes {tensor_bytes(t)} bytes, more than the "
+                                   f"{MAX_CONSTANT_BYTES} bytes of module state the generated C may have", op.loc)
             init = op.attributes.get("initial_value")
             data = constant_bytes(Operation("arith.constant", attributes={"value": init}, loc=op.loc), module) \
                 if init is not None else bytes(tensor_bytes(t))
