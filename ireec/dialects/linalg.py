@@ -932,8 +932,40 @@ def _verify_structured(op: Operation) -> None:
         if not V.compatible_types(r.type, v.type):
             raise V.op_error(op, f"expected type of init #{k} ({V.type_str(v.type)}) to match "
                                  f"the type of the corresponding result ({V.type_str(r.type)})")
-    if op.name in ("linalg.generic", "linalg.reduce", "linalg.map"):
+    if op.name in ("linalg.generic", "linalg.reduce", "linalg.map") or (
+            op.regions and op.regions[0].blocks):
         _verify_payload(op, ins, outs)
+
+
+def _verify_pack(op: Operation) -> None:
+    """``inner_dims_pos`` distinct dims of the unpacked tensor, one inner tile each;
+    ``outer_dims_perm`` a permutation of them (upstream ``commonVerifierPackAndUnPackOp``)."""
+    unpacked = op.operands[0] if op.name.endswith(".pack") else (op.operands[1] if len(op.operands) > 1 else None)
+    shape = V.shape_of(unpacked.type) if unpacked is not None else None
+    if shape is None:
+        return
+    rank = len(shape)
+    pos = _int_list(op, "inner_dims_pos")
+    if len(set(pos)) != len(pos) or any(not 0 <= d < rank for d in pos):
+        raise V.op_error(op, f"invalid inner_dims_pos vector {pos} for a rank-{rank} tensor")
+    tiles = _int_list(op, "static_inner_tiles")
+    if len(tiles) != len(pos):
+        raise V.op_error(op, "length of inner_dims_pos and inner_tiles must match")
+    perm = _int_list(op, "outer_dims_perm", required=False)
+    if perm and sorted(perm) != list(range(rank)):
+        raise V.op_error(op, f"invalid outer_dims_perm vector {perm}")
+
+
+def _int_list(op: Operation, name: str, required: bool = True) -> List[int]:
+    a = op.attributes.get(name)
+    if a is None:
+        if required:
+            raise V.op_error(op, f"requires attribute '{name}'")
+        return []
+    vals = getattr(a, "value", None)
+    if not isinstance(vals, (list, tuple)) or not all(isinstance(x, int) for x in vals):
+        raise V.op_error(op, f"attribute '{name}' failed to satisfy constraint: i64 dense array attribute")
+    return list(vals)
 
 
 def _verify_payload(op: Operation, ins: List[Value], outs: List[Value]) -> None:
@@ -981,3 +1013,4 @@ register("tensor.unpack", _parse_pack, _print_pack, traits=("pure",))
 register("linalg.index", _parse_index, _print_index, traits=("pure",))
 register("linalg.yield", parse_terminator, print_terminator, traits=("terminator",))
 V.register_verifiers({n: _verify_structured for n in sorted(STRUCTURED_OPS)})
+V.register_verifiers({n: _verify_pack for n in ("linalg.pack", "linalg.unpack", "tensor.pack", "tensor.unpack")})

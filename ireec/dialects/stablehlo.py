@@ -1562,6 +1562,9 @@ def _verify_compare(op):
     V.num_results(1)(op)
     if op.attributes.get("comparison_direction") is None:
         raise V.op_error(op, "requires attribute 'comparison_direction'")
+    if enum_value(op.attributes["comparison_direction"]) not in ("EQ", "NE", "GE", "GT", "LE", "LT"):
+        raise V.op_error(op, "attribute 'comparison_direction' failed to satisfy constraint: "
+                             "one of EQ, NE, GE, GT, LE, LT")
     V.same_operands_element_type(op)
     V.same_operands_and_result_shape(op)
     e = T.element_type(op.results[0].type)
@@ -1730,6 +1733,221 @@ def _verify_constant(op):
                              f"{V.type_str(op.results[0].type)}")
 
 
+def _int_attr(op, name: str, required: bool = True):
+    a = op.attributes.get(name)
+    if a is None:
+        if required:
+            raise V.op_error(op, f"requires attribute '{name}'")
+        return None
+    v = getattr(a, "value", None)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise V.op_error(op, f"attribute '{name}' failed to satisfy constraint: integer attribute")
+    return v
+
+
+def _dim_in_range(op, d: int, rank: int, what: str) -> None:
+    if not 0 <= d < rank:
+        raise V.op_error(op, f"{what} {d} is out of range [0, {rank})")
+
+
+def _dims_in_range(op, dims: List[int], rank: int, what: str) -> None:
+    if len(set(dims)) != len(dims):
+        raise V.op_error(op, f"{what} {dims} has duplicates")
+    for d in dims:
+        _dim_in_range(op, d, rank, f"{what} element")
+
+
+def _check_result_shape(op, inferred, i: int = 0) -> None:
+    res = V.shape_of(op.results[i].type)
+    if res is not None and not V.compatible_shapes(tuple(inferred), res):
+        raise V.op_error(op, f"inferred shape '{_dims_str(list(inferred))}' is incompatible with "
+                             f"return type of operation {V.type_str(op.results[i].type)}")
+
+
+def _verify_concatenate(op):
+    """Operands of one rank and element type, equal except along ``dimension``; the
+    result's ``dimension`` is their sum (spec: concatenate C1-C6)."""
+    V.at_least_operands(1)(op)
+    V.num_results(1)(op)
+    V.same_operands_and_result_element_type(op)
+    dim = _int_attr(op, "dimension")
+    shapes = [_tensor_shape(op, v, f"operand #{i}") for i, v in enumerate(op.operands)]
+    if any(s is None for s in shapes):
+        return
+    rank = len(shapes[0])
+    _dim_in_range(op, dim, rank, "dimension")
+    for i, s in enumerate(shapes[1:], 1):
+        if len(s) != rank:
+            raise V.op_error(op, f"operands (0) and ({i}) do not match rank")
+        for d in range(rank):
+            if d != dim and not V.compatible_dims(s[d], shapes[0][d]):
+                raise V.op_error(op, f"shapes of operand (0) and ({i}) do not match at non-concat "
+                                     f"index: dimension {d}")
+    if all(s[dim] is not None for s in shapes):
+        out = list(shapes[0])
+        out[dim] = sum(s[dim] for s in shapes)
+        _check_result_shape(op, out)
+
+
+def _verify_slice(op):
+    """``start_indices``/``limit_indices``/``strides`` one per dimension with
+    0 <= start <= limit <= size and strides > 0 (spec: slice C2-C5)."""
+    V.num_operands(1)(op)
+    V.num_results(1)(op)
+    V.same_operands_and_result_element_type(op)
+    src = _tensor_shape(op, op.operands[0], "operand")
+    starts, limits, strides = (_int_list_attr(op, n) for n in ("start_indices", "limit_indices", "strides"))
+    if src is None:
+        return
+    if not len(starts) == len(limits) == len(strides) == len(src):
+        raise V.op_error(op, f"start_indices, limit_indices and strides must each have {len(src)} "
+                             "elements (the operand's rank)")
+    out = []
+    for d, (a, b, c) in enumerate(zip(starts, limits, strides)):
+        if c <= 0:
+            raise V.op_error(op, f"stride of dimension {d} must be positive, got {c}")
+        if a < 0 or b < a or (src[d] is not None and b > src[d]):
+            raise V.op_error(op, f"slice [{a}, {b}) of dimension {d} is not within its size {src[d]}")
+        out.append(-(-(b - a) // c))
+    _check_result_shape(op, out)
+
+
+def _verify_pad(op):
+    """Paddings one per dimension, interior >= 0, a rank-0 padding value; the result
+    shape follows (spec: pad C1-C4)."""
+    V.num_operands(2)(op)
+    V.num_results(1)(op)
+    V.same_operands_and_result_element_type(op)
+    src = _tensor_shape(op, op.operands[0], "operand")
+    pv = _tensor_shape(op, op.operands[1], "padding value")
+    lo, hi, interior = (_int_list_attr(op, n) for n in ("edge_padding_low", "edge_padding_high", "interior_padding"))
+    if pv is not None and len(pv) != 0:
+        raise V.op_error(op, "padding value must be a rank-0 tensor")
+    if src is None:
+        return
+    if not len(lo) == len(hi) == len(interior) == len(src):
+        raise V.op_error(op, f"edge_padding_low, edge_padding_high and interior_padding must each "
+                             f"have {len(src)} elements (the operand's rank)")
+    out = []
+    for d, (a, b, c) in enumerate(zip(lo, hi, interior)):
+        if c < 0:
+            raise V.op_error(op, f"interior padding of dimension {d} must be non-negative, got {c}")
+        if src[d] is None:
+            out.append(None)
+            continue
+        n = a + b + src[d] + max(src[d] - 1, 0) * c
+        if n < 0:
+            raise V.op_error(op, f"padding of dimension {d} gives a negative size {n}")
+        out.append(n)
+    _check_result_shape(op, out)
+
+
+def _verify_iota(op):
+    """``iota_dimension`` within the result's rank (spec: iota C1)."""
+    V.num_results(1)(op)
+    rank = len(_tensor_shape(op, op.results[0], "result") or ())
+    _dim_in_range(op, _int_attr(op, "iota_dimension"), rank, "iota_dimension")
+
+
+def _verify_dimension_attr(attr: str, operand: int = 0):
+    def check(op):
+        V.at_least_operands(operand + 1)(op)
+        shape = _tensor_shape(op, op.operands[operand], "operand")
+        if shape is not None:
+            d = _int_attr(op, attr, required=attr != "dimension" or op.name != "stablehlo.sort")
+            if d is not None:
+                _dim_in_range(op, d + len(shape) if d < 0 and op.name == "stablehlo.sort" else d,
+                              len(shape), attr)
+    return check
+
+
+def _verify_dims_list(attr: str):
+    """``attr`` lists distinct dimensions of operand 0."""
+    def check(op):
+        V.at_least_operands(1)(op)
+        shape = _tensor_shape(op, op.operands[0], "operand")
+        if shape is not None:
+            _dims_in_range(op, _int_list_attr(op, attr), len(shape), attr)
+    return check
+
+
+def _verify_reduce(op):
+    """As many inputs as init values, rank-0 init values, distinct ``dimensions`` within the
+    inputs' rank (spec: reduce C1-C4)."""
+    n = len(op.operands)
+    if n == 0 or n % 2:
+        raise V.op_error(op, "expects an even, non-zero number of operands (inputs, then init values)")
+    for i, v in enumerate(op.operands[n // 2:], n // 2):
+        s = _tensor_shape(op, v, f"init value #{i - n // 2}")
+        if s is not None and len(s) != 0:
+            raise V.op_error(op, f"init value #{i - n // 2} must be a rank-0 tensor")
+    _verify_dims_list("dimensions")(op)
+    if len(op.results) != n // 2:
+        raise V.op_error(op, f"expects {n // 2} results, got {len(op.results)}")
+
+
+def _verify_reduce_window(op):
+    """Inputs and init values in equal numbers; ``window_dimensions`` (and any
+    ``window_strides``, ``base_dilations``, ``window_dilations``: positive) one per input
+    dimension, ``padding`` one pair per dimension (spec: reduce_window C1-C13)."""
+    n = len(op.operands)
+    if n == 0 or n % 2:
+        raise V.op_error(op, "expects an even, non-zero number of operands (inputs, then init values)")
+    shape = _tensor_shape(op, op.operands[0], "input")
+    if shape is None:
+        return
+    rank = len(shape)
+    win = _int_list_attr(op, "window_dimensions")
+    if len(win) != rank or any(w <= 0 for w in win):
+        raise V.op_error(op, f"window_dimensions must have {rank} positive elements, got {win}")
+    for name in ("window_strides", "base_dilations", "window_dilations"):
+        vals = _int_list_attr(op, name, required=False)
+        if vals and (len(vals) != rank or any(v <= 0 for v in vals)):
+            raise V.op_error(op, f"{name} must have {rank} positive elements, got {vals}")
+    pad = op.attributes.get("padding")
+    if pad is not None:
+        arr = getattr(pad, "array", None)
+        if arr is None or tuple(arr.shape) != (rank, 2):
+            raise V.op_error(op, f"padding must be a {rank}x2 dense i64 attribute")
+    for i, v in enumerate(op.operands[1:n // 2], 1):
+        if _tensor_shape(op, v, f"input #{i}") != shape:
+            raise V.op_error(op, f"input #{i} does not have the shape of input #0")
+
+
+def _verify_dynamic_slice(op):
+    """One start index per dimension; 0 <= slice_sizes <= the operand's sizes (spec:
+    dynamic_slice C2-C5)."""
+    V.num_results(1)(op)
+    V.at_least_operands(1)(op)
+    src = _tensor_shape(op, op.operands[0], "operand")
+    sizes = _int_list_attr(op, "slice_sizes")
+    if src is None:
+        return
+    if len(op.operands) - 1 != len(src) or len(sizes) != len(src):
+        raise V.op_error(op, f"expects {len(src)} start indices and slice sizes (the operand's rank)")
+    for d, (k, n) in enumerate(zip(sizes, src)):
+        if k < 0 or (n is not None and k > n):
+            raise V.op_error(op, f"slice size {k} of dimension {d} is not within [0, {n}]")
+    _check_result_shape(op, sizes)
+
+
+def _verify_dynamic_update_slice(op):
+    """An update of the operand's rank no larger than it, one start index per dimension,
+    result typed as the operand (spec: dynamic_update_slice C1-C5)."""
+    V.num_results(1)(op)
+    V.at_least_operands(2)(op)
+    src = _tensor_shape(op, op.operands[0], "operand")
+    upd = _tensor_shape(op, op.operands[1], "update")
+    if src is None or upd is None:
+        return
+    if len(upd) != len(src) or len(op.operands) - 2 != len(src):
+        raise V.op_error(op, f"expects an update of rank {len(src)} and {len(src)} start indices")
+    for d, (u, n) in enumerate(zip(upd, src)):
+        if u is not None and n is not None and u > n:
+            raise V.op_error(op, f"update size {u} of dimension {d} exceeds the operand's {n}")
+    _check_result_shape(op, src)
+
+
 V.register_verifiers({
     **{f"stablehlo.{n}": _verify_elementwise for n in UNARY_ELEMENTWISE + BINARY_ELEMENTWISE},
     "stablehlo.compare": _verify_compare,
@@ -1741,6 +1959,18 @@ V.register_verifiers({
     "stablehlo.reshape": _verify_reshape,
     "stablehlo.transpose": _verify_transpose,
     "stablehlo.constant": _verify_constant,
+    "stablehlo.concatenate": _verify_concatenate,
+    "stablehlo.slice": _verify_slice,
+    "stablehlo.pad": _verify_pad,
+    "stablehlo.iota": _verify_iota,
+    "stablehlo.reverse": _verify_dims_list("dimensions"),
+    "stablehlo.reduce": _verify_reduce,
+    "stablehlo.reduce_window": _verify_reduce_window,
+    "stablehlo.dynamic_slice": _verify_dynamic_slice,
+    "stablehlo.dynamic_update_slice": _verify_dynamic_update_slice,
+    "stablehlo.get_dimension_size": _verify_dimension_attr("dimension"),
+    "stablehlo.set_dimension_size": _verify_dimension_attr("dimension"),
+    "stablehlo.sort": _verify_dimension_attr("dimension"),
 })
 
 # =====================================================================================

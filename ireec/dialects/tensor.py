@@ -679,7 +679,33 @@ def _verify_reshape(op):
                              "elements")
 
 
+def _verify_pad(op):
+    """A source of the result's rank; the region has one block with one index argument per
+    dimension and ends in ``tensor.yield`` of one element-typed value (upstream
+    ``PadOp::verifyRegions``)."""
+    V.num_results(1)(op)
+    V.at_least_operands(1)(op)
+    src = V.shape_of(op.operands[0].type)
+    res = V.shape_of(op.results[0].type)
+    if src is None or res is None:
+        return
+    if len(src) != len(res):
+        raise V.op_error(op, f"expected the result rank ({len(res)}) to equal the source rank ({len(src)})")
+    if len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+        raise V.op_error(op, "expected a region with one block")
+    blk = op.regions[0].blocks[0]
+    if len(blk.args) != len(src) or any(not isinstance(a.type, T.IndexType) for a in blk.args):
+        raise V.op_error(op, f"expected the block to have {len(src)} index arguments")
+    y = blk.terminator
+    if y is None or y.name != "tensor.yield" or len(y.operands) != 1:
+        raise V.op_error(op, "expected the region to end with 'tensor.yield' of one value")
+    if y.operands[0].type != T.element_type(op.results[0].type):
+        raise V.op_error(y, f"expected yield type to match the element type "
+                            f"{V.type_str(T.element_type(op.results[0].type))}")
+
+
 V.register_verifiers({
+    "tensor.pad": _verify_pad,
     "tensor.extract": _verify_extract,
     "tensor.insert": _verify_insert,
     "tensor.empty": _verify_empty,

@@ -27,6 +27,7 @@ from typing import Dict, Optional
 
 from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
+from ..ir import verifier as V
 from ..ir.attributes import (ArrayAttr, Attribute, BoolAttr, DenseArrayAttr, DenseElementsAttr,
                              DenseResourceAttr, DictAttr, FloatAttr, IntegerAttr, OpaqueAttr,
                              StringAttr, SymbolRefAttr, TypeAttr, UnitAttr)
@@ -509,6 +510,21 @@ register("util.global.address", _parse_global_load, _print_global_load, traits=(
 register("util.global.load.indirect", _parse_load_indirect, _print_load_indirect)
 register("util.global.store.indirect", _parse_store_indirect, _print_store_indirect)
 register("util.initializer", _parse_initializer, _print_initializer, traits=("isolated",))
+
+
+def _verify_global_access(op: Operation) -> None:
+    """The global named by a util.global.load/store/address exists in the enclosing symbol
+    table and is a util.global (MLIR: 'util.global.load' op undefined global: @g)."""
+    ref = op.attributes.get("global")
+    if ref is None:
+        raise V.op_error(op, "requires attribute 'global'")
+    g = V.lookup_symbol(op, ref)
+    if g is None or g.name != "util.global":
+        raise V.op_error(op, f"undefined global: {ref}")
+
+
+V.register_verifiers({n: _verify_global_access for n in
+                      ("util.global.load", "util.global.store", "util.global.address")})
 
 
 def global_name(op: Operation) -> str:
