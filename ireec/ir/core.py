@@ -238,7 +238,10 @@ class Operation:
         for r in self.regions:
             for b in r.blocks:
                 for op in list(b.ops):
-                    yield from op.walk(pre_order)
+                    if op.regions:
+                        yield from op.walk(pre_order)
+                    else:  # a leaf: no nested generator
+                        yield op
         if not pre_order:
             yield self
 
