@@ -3,6 +3,8 @@
     python3 -m benchmarks                 # everything (make bench)
     python3 -m benchmarks --quick         # fewer repetitions, shorter runs, no 1024³ matmul
     python3 -m benchmarks --cases matmul_128,mlp --targets c --no-iree --output -
+    python3 -m benchmarks --only compile-time   # only the compile-time section (see
+                                                # benchmarks/compile_time.py), updated in place
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -57,6 +59,13 @@ if str(REPO) not in sys.path:  # `python3 benchmarks/run.py` from anywhere
 
 from ireec.tools.benchmark import (BenchmarkResult, benchmark_callable,  # noqa: E402
                                    benchmark_function, harness_overhead, machine_context)
+
+from benchmarks import compile_time  # noqa: E402
+
+#: Sections ``--only`` can measure alone.
+SECTIONS = ("compile-time",)
+COMPILE_SIZES = compile_time.DEFAULT_SIZES
+QUICK_COMPILE_SIZES = (2000, 10000)
 
 CASES_DIR = REPO / "benchmarks" / "cases"
 DEFAULT_OUTPUT = REPO / "benchmarks" / "RESULTS.md"
@@ -587,7 +596,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="where to write the Markdown results ('-': stdout only)")
     p.add_argument("--build-dir", default=str(REPO / "build" / "bench"),
                    help="where the benchmark libraries are built (default build/bench)")
+    p.add_argument("--only", choices=SECTIONS,
+                   help="measure one section and replace only it in --output, keeping the rest")
+    p.add_argument("--compile-sizes",
+                   help="chain lengths of the compile-time section (default "
+                        f"{','.join(map(str, COMPILE_SIZES))}; quick {','.join(map(str, QUICK_COMPILE_SIZES))})")
+    p.add_argument("--compile-timeout", type=float, default=1800.0,
+                   help="seconds one compile-time command may run before it is reported "
+                        "unfinished (default 1800)")
     args = p.parse_args(argv)
+    sizes = (QUICK_COMPILE_SIZES if args.quick else COMPILE_SIZES)
+    if args.compile_sizes:
+        try:
+            sizes = tuple(int(x) for x in args.compile_sizes.split(",") if x.strip())
+        except ValueError:
+            p.error(f"--compile-sizes: expected comma-separated integers, got '{args.compile_sizes}'")
+        if not sizes or min(sizes) < 1:
+            p.error("--compile-sizes: chain lengths must be at least 1")
+    if args.only == "compile-time":
+        return _compile_time_only(args, sizes)
 
     opts = Options()
     if args.quick:
@@ -635,11 +662,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     models = shared_dir() / "models"
     plans = model_plans(models) if models.is_dir() and not args.cases else []
     text = render_results(results, context, env, targets, opts, iree_note, plans)
+    if not args.cases:
+        load = _load_average()
+        timings = compile_time.run_compile_time(sizes, build_dir / "compile_time",
+                                                args.compile_timeout, log)
+        text = compile_time.replace_section(
+            text, compile_time.SECTION_TITLE,
+            compile_time.render_compile_time(timings, compile_time.context_lines(load)))
     if args.output == "-":
         sys.stdout.write(text)
     else:
         Path(args.output).write_text(text, encoding="utf-8")
         print(f"wrote {args.output}")
+    return 0
+
+
+def _compile_time_only(args, sizes) -> int:
+    """``--only compile-time``: measure that section and splice it into ``--output``
+    (created when missing), leaving every other section as it was."""
+    load = _load_average()
+    timings = compile_time.run_compile_time(sizes, Path(args.build_dir) / "compile_time",
+                                            args.compile_timeout, lambda m: print(m, flush=True))
+    lines = compile_time.render_compile_time(timings, compile_time.context_lines(load))
+    if args.output == "-":
+        sys.stdout.write("\n".join(lines))
+        return 0
+    out = Path(args.output)
+    old = out.read_text(encoding="utf-8") if out.is_file() else "# ireec benchmarks\n"
+    out.write_text(compile_time.replace_section(old, compile_time.SECTION_TITLE, lines),
+                   encoding="utf-8")
+    print(f"updated the compile-time section of {args.output}")
     return 0
 
 

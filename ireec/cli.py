@@ -15,6 +15,7 @@ internal errors).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shlex
 import sys
@@ -442,6 +443,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from .runtime.build import BuildError
     from .runtime.io_format import InputError
 
+    if argv is None:
+        # The process's own command line: its exit frees the IR, so the cyclic collector
+        # would only re-traverse it (see compiler.gc_paused_for_compilation).
+        gc.disable()
     parser = _make_parser()
     try:
         args = _parse_args(parser, list(argv) if argv is not None else sys.argv[1:])

@@ -13,6 +13,60 @@ from .diagnostics import UNKNOWN, Location
 from .types import Type
 
 
+class UseList:
+    """The uses of a value: ``(Operation, operand index)`` pairs in the order they were added,
+    iterated, counted and tested like a list; ``append``/``remove`` are O(1) (an insertion-
+    ordered dict keyed by ``(id(op), index)``), so rewriting the uses of a value with n
+    users costs O(n), not O(n²)."""
+
+    __slots__ = ("_d",)
+
+    def __init__(self):
+        self._d: Dict[tuple, tuple] = {}
+
+    def append(self, use: tuple) -> None:
+        self._d[(id(use[0]), use[1])] = use
+
+    def remove(self, use: tuple) -> None:
+        """Remove ``use``; ValueError when absent (as ``list.remove``)."""
+        key = (id(use[0]), use[1])
+        if self._d.get(key, (None,))[0] is not use[0]:
+            raise ValueError("use not in list")
+        del self._d[key]
+
+    def clear(self) -> None:
+        self._d.clear()
+
+    def __iter__(self):
+        return iter(self._d.values())
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def __bool__(self) -> bool:
+        return bool(self._d)
+
+    def __contains__(self, use) -> bool:
+        return self._d.get((id(use[0]), use[1]), (None,))[0] is use[0]
+
+    def __getitem__(self, i: int) -> tuple:
+        """The ``i``-th use (O(i); O(1) for 0 and -1)."""
+        n = len(self._d)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("use index out of range")
+        if i == n - 1:
+            return next(reversed(self._d.values()))
+        for k, use in enumerate(self._d.values()):
+            if k == i:
+                return use
+        raise IndexError("use index out of range")  # unreachable
+
+    def __repr__(self) -> str:
+        return f"UseList({list(self._d.values())!r})"
+
+
 class Value:
     """An SSA value: an operation result or a block argument."""
 
@@ -20,7 +74,7 @@ class Value:
 
     def __init__(self, type: Type):
         self.type = type
-        self.uses: List[tuple] = []  # (Operation, operand index)
+        self.uses = UseList()  # (Operation, operand index)
         self.name_hint: Optional[str] = None
 
     @property
@@ -193,7 +247,10 @@ class Operation:
         for r in self.regions:
             for b in r.blocks:
                 for op in list(b.ops):
-                    yield from op.walk(pre_order)
+                    if op.regions:
+                        yield from op.walk(pre_order)
+                    else:  # a leaf: no nested generator
+                        yield op
         if not pre_order:
             yield self
 
@@ -248,15 +305,126 @@ class Operation:
         return f"<op {self.name} at {self.loc}>"
 
 
+class OpList(list):
+    """The ops of a block: a ``list`` whose ``index``/``remove``/``insert`` of an op avoid the
+    linear search. Positions are cached (``id(op)`` → index) and valid below ``_valid``;
+    a mutation at index i only invalidates positions ≥ i, and a lookup past the valid
+    prefix extends it, so a rewrite walking the block in either direction costs O(1)
+    amortized per lookup besides the list's own memmove. Mutations not listed below
+    invalidate the whole cache."""
+
+    __slots__ = ("_pos", "_valid")
+
+    def __init__(self, ops: Iterable["Operation"] = ()):
+        super().__init__(ops)
+        self._pos: Dict[int, int] = {}
+        self._valid = 0
+
+    def _invalidate(self, i: int = 0) -> None:
+        if i < self._valid:
+            self._valid = max(i, 0)
+
+    def index(self, op, *args) -> int:  # type: ignore[override]
+        if args:
+            return super().index(op, *args)
+        i = self._pos.get(id(op))
+        if i is not None and i < self._valid and list.__getitem__(self, i) is op:
+            return i
+        pos, n = self._pos, len(self)
+        for j in range(self._valid, n):
+            o = list.__getitem__(self, j)
+            pos[id(o)] = j
+            if o is op:
+                self._valid = j + 1
+                return j
+        self._valid = n
+        raise ValueError(f"{op!r} is not in the block")
+
+    def remove(self, op) -> None:  # type: ignore[override]
+        i = self.index(op)
+        list.__delitem__(self, i)
+        self._pos.pop(id(op), None)
+        self._invalidate(i)
+
+    def insert(self, i: int, op) -> None:  # type: ignore[override]
+        n = len(self)
+        i = max(0, min(n, i + n if i < 0 else i))
+        list.insert(self, i, op)
+        self._invalidate(i)
+
+    def append(self, op) -> None:  # type: ignore[override]
+        list.append(self, op)
+        if self._valid == len(self) - 1:
+            self._pos[id(op)] = self._valid
+            self._valid += 1
+
+    def pop(self, i: int = -1):  # type: ignore[override]
+        n = len(self)
+        op = list.pop(self, i)
+        self._invalidate(i + n if i < 0 else i)
+        return op
+
+    def _first_touched(self, i) -> int:
+        """Lowest index a mutation at ``i`` (int or slice) can move."""
+        n = len(self)
+        if isinstance(i, slice):
+            start, stop, step = i.indices(n)
+            return min(start, stop) if step > 0 else 0
+        return i + n if i < 0 else i
+
+    def __delitem__(self, i) -> None:
+        first = self._first_touched(i)
+        list.__delitem__(self, i)
+        self._invalidate(first)
+
+    def __setitem__(self, i, v) -> None:
+        first = self._first_touched(i)
+        list.__setitem__(self, i, v)
+        self._invalidate(first)
+
+    def __iadd__(self, other):
+        self.extend(other)
+        return self
+
+    def __imul__(self, n):
+        self._invalidate()
+        return list.__imul__(self, n)
+
+    def extend(self, ops) -> None:  # type: ignore[override]
+        list.extend(self, ops)
+
+    def clear(self) -> None:  # type: ignore[override]
+        list.clear(self)
+        self._pos.clear()
+        self._valid = 0
+
+    def sort(self, *a, **k) -> None:  # type: ignore[override]
+        list.sort(self, *a, **k)
+        self._invalidate()
+
+    def reverse(self) -> None:  # type: ignore[override]
+        list.reverse(self)
+        self._invalidate()
+
+
 class Block:
-    __slots__ = ("args", "ops", "parent")
+    __slots__ = ("args", "_ops", "parent")
 
     def __init__(self, arg_types: Iterable[Type] = ()):
         self.args: List[BlockArgument] = []
-        self.ops: List[Operation] = []
+        self._ops = OpList()
         self.parent: Optional[Region] = None
         for t in arg_types:
             self.add_arg(t)
+
+    @property
+    def ops(self) -> OpList:
+        """The block's operations in order (an :class:`OpList`)."""
+        return self._ops
+
+    @ops.setter
+    def ops(self, ops: Iterable[Operation]) -> None:
+        self._ops = ops if isinstance(ops, OpList) else OpList(ops)
 
     def add_arg(self, t: Type) -> BlockArgument:
         a = BlockArgument(t, self, len(self.args))

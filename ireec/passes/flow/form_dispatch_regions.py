@@ -134,12 +134,16 @@ class _BlockFormer:
                 g = [op]
                 self.group_of[id(op)] = g
                 groups.append(g)
+        materialized = False
         for g in groups:
             if any(o.parent is not self.blk for o in g):
                 continue  # a clonable fill already cloned into every user's region
             g.sort(key=lambda o: self.pos[id(o)])
             region = _materialize(g)
-            _clone_producers(region, keep=self.group_of)
+            _clone_producers(region)
+            materialized = True
+        if materialized:
+            _erase_dead_producers(self.blk, keep=self.group_of)
 
     def absorb_consumers(self, g: List[Operation]) -> None:
         changed = True
@@ -227,13 +231,14 @@ def _materialize(g: List[Operation]) -> Operation:
     return region_op
 
 
-def _clone_producers(region_op: Operation, keep=()) -> None:
+def _clone_producers(region_op: Operation) -> List[Operation]:
     """Clone tensor.empty, scalar constants and fills of those used in the region into it
-    (before their first user), then erase host copies left without users (unless ``keep``,
-    ids of ops still to be grouped, holds them)."""
+    (before their first user). Returns the host ops cloned from, whose uses dropped: the
+    caller erases those left without users (:func:`_erase_dead_producers`). Linear in the
+    size of the region."""
     blk = region_op.body
     inside = set(id(op) for op in region_op.walk())
-    host_blk = region_op.parent
+    sources: List[Operation] = []
     changed = True
     while changed:
         changed = False
@@ -253,14 +258,25 @@ def _clone_producers(region_op: Operation, keep=()) -> None:
                     for j, u in enumerate(list(op.operands)):
                         if u is v:
                             op.set_operand(j, c.results[0])
+                    sources.append(owner)
                     changed = True
-    erased = True
-    while erased:
-        erased = False
-        for op in list(host_blk.ops):
-            if _is_clonable_producer(op) and id(op) not in keep and not any(r.uses for r in op.results):
-                op.erase()
-                erased = True
+    return sources
+
+
+def _erase_dead_producers(host_blk: Block, keep) -> None:
+    """Erase the clonable producers of ``host_blk`` left without users, unless ``keep`` (ids
+    of grouped ops) holds them. One backward walk: a block's users follow their producers, so
+    erasing a fill frees its tensor.empty and constant before the walk reaches them; a
+    worklist of the erased ops' producers catches any remaining order."""
+    work = list(host_blk.ops)  # popped from the end: last op first
+    while work:
+        op = work.pop()
+        if op.parent is not host_blk:
+            continue  # erased already
+        if _is_clonable_producer(op) and id(op) not in keep and not any(r.uses for r in op.results):
+            producers = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+            op.erase()
+            work.extend(p for p in producers if p.parent is host_blk)
 
 
 @register_pass

@@ -53,17 +53,69 @@ class Slot:
     size: int
 
 
+class _IntervalIndex:
+    """Closed integer intervals ``[first, last]`` with payloads, queried for those that
+    intersect a given interval in O(log T + k) (T: the largest time, k: the answer's size).
+
+    A segment tree over times 0..T: an interval is stored in the O(log T) nodes that cover it
+    exactly (for stabbing queries) and in the O(log T) nodes above the leaf of its first
+    time (for start-range queries). The intervals meeting [a, b] are those containing a
+    plus those starting in (a, b]; the two sets are disjoint, so each is reported once."""
+
+    def __init__(self, max_time: int):
+        self.size = 1
+        while self.size <= max_time:
+            self.size *= 2
+        self.cover: Dict[int, list] = {}
+        self.starts: Dict[int, list] = {}
+
+    def _canonical(self, lo: int, hi: int):
+        """Segment-tree nodes exactly covering times lo..hi (inclusive)."""
+        lo += self.size
+        hi += self.size + 1
+        while lo < hi:
+            if lo & 1:
+                yield lo
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                yield hi
+            lo //= 2
+            hi //= 2
+
+    def add(self, first: int, last: int, payload) -> None:
+        for node in self._canonical(first, last):
+            self.cover.setdefault(node, []).append(payload)
+        node = first + self.size
+        while node:
+            self.starts.setdefault(node, []).append(payload)
+            node //= 2
+
+    def query(self, first: int, last: int) -> list:
+        """Payloads of the stored intervals intersecting [first, last]."""
+        out = []
+        node = first + self.size
+        while node:
+            out.extend(self.cover.get(node, ()))
+            node //= 2
+        if last > first:
+            for node in self._canonical(first + 1, last):
+                out.extend(self.starts.get(node, ()))
+        return out
+
+
 def _place(buffers: List[Tuple[int, int, int]], order: List[int], best_fit: bool) -> Tuple[List[int], int]:
     """Offsets of ``buffers`` (size, first_use, last_use) placed one by one in ``order``:
     each takes an aligned offset that does not overlap any placed buffer with an
     intersecting live interval [first_use, last_use]: the lowest such offset (first fit), or
     the one in the smallest gap it fits (best fit; the top of the arena counts as an
-    unbounded gap). Returns the offsets and the aligned arena size."""
-    placed: List[Tuple[int, int, int, int]] = []  # (offset, end, first, last)
+    unbounded gap). The placed buffers live at the same time come from an interval index:
+    O(n log n + overlaps). Returns the offsets and the aligned arena size."""
+    placed = _IntervalIndex(max((b[2] for b in buffers), default=0))  # payload (offset, end)
     offsets = [0] * len(buffers)
     for i in order:
         size, first, last = buffers[i]
-        live = sorted((o, e) for o, e, f, l in placed if not (l < first or last < f))
+        live = sorted(placed.query(first, last))
         off, best = 0, None
         for o, e in live:
             if off + size <= o:
@@ -75,7 +127,7 @@ def _place(buffers: List[Tuple[int, int, int]], order: List[int], best_fit: bool
         if best_fit and best is not None:
             off = best[1]
         offsets[i] = off
-        placed.append((off, off + size, first, last))
+        placed.add(first, last, (off, off + size))
     arena = align(max((o + s for o, (s, _, _) in zip(offsets, buffers)), default=0))
     return offsets, arena
 
@@ -91,7 +143,7 @@ PACKING_ORDERS = (
     ("first use", lambda b, i: (b[i][1], -b[i][0], i)),
 )
 
-#: Above this many transients only greedy-by-size is tried (each try is quadratic).
+#: Above this many transients only greedy-by-size is tried.
 PACKING_TRIES_MAX_BUFFERS = 512
 
 
@@ -144,11 +196,19 @@ def pack_transients(buffers: List[Tuple[int, int, int]]) -> Tuple[List[int], int
 
 
 def peak_live_bytes(buffers: List[Tuple[int, int, int]]) -> int:
-    """The most bytes live at any one point: a lower bound for any arena."""
-    events = set()
-    for _, f, l in buffers:
-        events.add(f)
-    return max((sum(align(s) for s, f, l in buffers if f <= t <= l) for t in events), default=0)
+    """The most bytes live at any one point: a lower bound for any arena. A sweep over the
+    first uses (where the live set can grow), O(n log n)."""
+    delta: Dict[int, int] = {}
+    for s, f, l in buffers:
+        delta[f] = delta.get(f, 0) + align(s)
+        delta[l + 1] = delta.get(l + 1, 0) - align(s)
+    firsts = {f for _, f, _ in buffers}
+    live, peak = 0, 0
+    for t in sorted(delta):
+        live += delta[t]
+        if t in firsts:
+            peak = max(peak, live)
+    return peak
 
 
 #: The most bytes one constant (or initial value of a global) may take in the generated C:
