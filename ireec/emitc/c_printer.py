@@ -221,7 +221,8 @@ _PURE = {"emitc.constant", "emitc.expression", "emitc.load", "emitc.read"}
 
 def _erase_dead(blk: Block) -> None:
     """Drop side-effect-free ops whose results are unused (C warns on unused locals), and
-    variables that are only ever assigned (C warns on set-but-unused variables)."""
+    variables (scalars or local arrays) that are only ever assigned or stored into (C warns
+    on set-but-unused variables)."""
     changed = True
     while changed:
         changed = False
@@ -233,7 +234,10 @@ def _erase_dead(blk: Block) -> None:
                 changed = True
             elif op.name == "emitc.variable":
                 users = op.results[0].users
-                if all(u.name == "emitc.assign" and u.operands[0] is op.results[0] for u in users):
+                if all((u.name == "emitc.assign" and u.operands[0] is op.results[0])
+                       or (u.name == "emitc.store" and u.operands[1] is op.results[0]
+                           and op.results[0] not in u.operands[2:] and u.operands[0] is not op.results[0])
+                       for u in users):
                     for u in users:
                         u.erase()
                     op.erase()
