@@ -134,8 +134,9 @@ def _firmware_options(args) -> Dict[str, object]:
 
 def _write_reports(out, args, files=None, cflags=()) -> None:
     """Write each ``--report=FILE`` (JSON, text or SVG by its extension or --report-format;
-    ``-`` prints the text table to stderr). With ``files`` (a build), code sizes are
-    measured by compiling them with ``$CC`` (default cc) at -Os."""
+    ``-`` prints the text table to stderr). With ``files`` (a build) or ``--report-cc``,
+    code sizes are measured by compiling the sources at -Os with ``--report-cc``, else
+    ``$CC`` (default cc)."""
     from .tools import report as reporting
 
     targets = getattr(args, "report", None) or []
@@ -144,8 +145,11 @@ def _write_reports(out, args, files=None, cflags=()) -> None:
     rep = out.report.get("module_report")
     if rep is None:
         raise UserError("--report needs the C output (no report for --compile-to)")
+    size_cc = shlex.split(getattr(args, "report_cc", None) or "")
+    if files is None and size_cc:
+        files = out.files
     if files is not None:
-        cc = shlex.split(os.environ.get("CC", "cc"))
+        cc = size_cc or shlex.split(os.environ.get("CC", "cc"))
         flags = [f for f in cflags if not f.startswith("-O")]
         try:
             reporting.add_code_sizes(rep, reporting.code_sizes(files, cc, flags))
@@ -232,6 +236,10 @@ def _add_firmware_options(p: argparse.ArgumentParser) -> None:
                         "memory plan), any other name a text table; - prints the table to stderr")
     g.add_argument("--report-format", dest="report_format", choices=("json", "text", "svg"),
                    help="format of every --report file (default: by its extension)")
+    g.add_argument("--report-cc", dest="report_cc", metavar="CC",
+                   help='compiler and flags the report measures code size with (e.g. '
+                        '"arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb"; also for ireec compile); '
+                        "default for ireec build: $CC or cc")
 
 
 def _add_verify_each(p: argparse.ArgumentParser) -> None:
