@@ -261,6 +261,9 @@ def _cmd_compile(args) -> int:
                             "with -o DIR (or --compile-to=PHASE to print IR)")
         if os.path.exists(args.output) and not os.path.isdir(args.output):
             raise UserError(f"-o {args.output}: exists and is not a directory")
+    if getattr(args, "report", None) and compile_to != "end":
+        raise UserError("--report describes the generated C: it cannot be combined with "
+                        f"--compile-to={compile_to}")
     out = _compile(args, compile_to)
     if compile_to != "end":
         _write_text(args.output or "-", out.ir_text or "")

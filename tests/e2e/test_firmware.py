@@ -4,6 +4,7 @@ report gives arena, stack, FLOPs and code size, the C builds warning-free with g
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -250,3 +251,24 @@ def test_line_directives_point_at_the_input(tmp_path, capsys):
             assert int(l.split()[1]) == i + 2
     subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(tmp_path / "0" / "model_kernels.c"),
                     "-o", str(tmp_path / "k.o")], check=True)
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["-std=c99", "-U__GNUC__", "-U__clang__"], "no way to align variables"),
+    (["-std=c99", "-U__BYTE_ORDER__", "-D__BYTE_ORDER__=__ORDER_BIG_ENDIAN__"], "big-endian"),
+], ids=["no-alignment-attribute", "big-endian"])
+def test_runtime_header_refuses_unsafe_targets(flags, message, tmp_path):
+    """A C99 compiler with no known alignment attribute, or a big-endian target, stops with
+    #error instead of building code that would fault or read wrong weights."""
+    from ireec.targets.c import runtime_header
+
+    (tmp_path / "ireec_runtime.h").write_text(runtime_header())
+    (tmp_path / "t.c").write_text('#include "ireec_runtime.h"\nint x;\n')
+    # Preprocessing is enough for #error (the libc headers need __GNUC__ to compile).
+    proc = subprocess.run(["gcc", *flags, "-w", "-E", "-o", os.devnull, str(tmp_path / "t.c")],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and message in proc.stderr, proc.stderr
+    if "align" in message:  # a user-provided IREEC_ALIGNAS is accepted
+        ok = subprocess.run(["gcc", *flags, "-w", "-E", "-o", os.devnull, "-DIREEC_ALIGNAS(n)=",
+                             str(tmp_path / "t.c")], capture_output=True, text=True)
+        assert ok.returncode == 0, ok.stderr
