@@ -272,3 +272,15 @@ def test_runtime_header_refuses_unsafe_targets(flags, message, tmp_path):
         ok = subprocess.run(["gcc", *flags, "-w", "-E", "-o", os.devnull, "-DIREEC_ALIGNAS(n)=",
                              str(tmp_path / "t.c")], capture_output=True, text=True)
         assert ok.returncode == 0, ok.stderr
+
+
+def test_libs_macro_says_when_libm_is_needed(tmp_path, capsys):
+    from ireec.tools.report import needs_libm
+
+    _compile(INPUTS / "abs.mlir", tmp_path / "abs", capsys)  # fabsf
+    _compile(INPUTS / "matmul_small.mlir", tmp_path / "mm", capsys)  # + and * only
+    assert '#define MODEL_LIBS "-lm"\n' in (tmp_path / "abs" / "model.h").read_text()
+    assert '#define MODEL_LIBS ""\n' in (tmp_path / "mm" / "model.h").read_text()
+    # Through a runtime helper defined by a macro of ireec_runtime.h.
+    assert needs_libm({"k.c": "y = ireec_f32_to_f8e4m3fn(x);"})
+    assert not needs_libm({"k.c": "y = ireec_f16_to_f32(x);"})
