@@ -18,6 +18,7 @@ import argparse
 import gc
 import os
 import shlex
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -106,6 +107,7 @@ def _compile(args, compile_to: str):
         opts["dump_phases_to"] = args.dump_compilation_phases_to
     if getattr(args, "verify_each", False):
         opts["verify_each"] = True
+    opts["options"] = _firmware_options(args)
     if getattr(args, "mlir_print_ir_after_all", False):
         opts["print_ir_after_all"] = True
         opts["ir_sink"] = lambda text: (sys.stderr.write(text.rstrip("\n") + "\n\n"),
@@ -114,6 +116,55 @@ def _compile(args, compile_to: str):
     if getattr(args, "print_memory_plan", False):
         _print_memory_plan(out)
     return out
+
+
+def _firmware_options(args) -> Dict[str, object]:
+    """Target options of the firmware flags (--workspace, --max-*-bytes,
+    --emit-line-directives) for PassContext.options."""
+    opts: Dict[str, object] = {"workspace": getattr(args, "workspace", None) or "argument"}
+    for key in ("max_workspace_bytes", "max_stack_bytes", "max_constant_bytes"):
+        value = getattr(args, key, None)
+        if value is not None:
+            if value < 0:
+                raise UserError(f"--{key.replace('_', '-')}={value}: must not be negative")
+            opts[key] = value
+    if getattr(args, "emit_line_directives", False):
+        opts["emit_line_directives"] = True
+    return opts
+
+
+def _write_reports(out, args, files=None, cflags=()) -> None:
+    """Write each ``--report=FILE`` (JSON, text or SVG by its extension or --report-format;
+    ``-`` prints the text table to stderr). With ``files`` (a build) or ``--report-cc``,
+    code sizes are measured by compiling the sources at -Os with ``--report-cc``, else
+    ``$CC`` (default cc)."""
+    from .tools import report as reporting
+
+    targets = getattr(args, "report", None) or []
+    if not targets:
+        return
+    rep = out.report.get("module_report")
+    if rep is None:
+        raise UserError("--report needs the C output (no report for --compile-to)")
+    size_cc = shlex.split(getattr(args, "report_cc", None) or "")
+    if files is None and size_cc:
+        files = out.files
+    if files is not None:
+        cc = size_cc or shlex.split(os.environ.get("CC", "cc"))
+        flags = [f for f in cflags if not f.startswith("-O")]
+        try:
+            reporting.add_code_sizes(rep, reporting.code_sizes(files, cc, flags))
+        except (OSError, subprocess.CalledProcessError) as e:
+            _err(f"warning: code sizes not measured: {e}")
+    for path in targets:
+        fmt = getattr(args, "report_format", None)
+        if fmt is None:
+            fmt = {".json": "json", ".svg": "svg"}.get(Path(path).suffix.lower(), "text")
+        text = {"json": reporting.to_json, "text": reporting.to_text, "svg": reporting.to_svg}[fmt](rep)
+        if path == "-":
+            _err(text)
+        else:
+            _write_text(path, text)
 
 
 def _print_memory_plan(out) -> None:
@@ -155,11 +206,41 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print-memory-plan", dest="print_memory_plan", action="store_true",
                    help="print each function's workspace arena, its lower bound and the sum of "
                         "its transients (bytes) to stderr")
+    _add_firmware_options(p)
     p.add_argument("--compile-from", dest="compile_from", choices=RESUMABLE_PHASES,
                    metavar="PHASE",
                    help="FILE is the IR printed after PHASE (--compile-to or "
                         "--dump-compilation-phases-to); resume with the next phase "
                         f"({'|'.join(RESUMABLE_PHASES)})")
+
+
+def _add_firmware_options(p: argparse.ArgumentParser) -> None:
+    """Flags for microcontroller builds: static workspace, memory budgets, #line, reports."""
+    g = p.add_argument_group("firmware")
+    g.add_argument("--workspace", choices=("argument", "static"), default=None,
+                   help="where the workspace arena lives: passed by the caller (argument, the "
+                        "default) or a static array of the module in .bss (static: the entry "
+                        "points take no workspace and are not reentrant)")
+    g.add_argument("--max-workspace-bytes", dest="max_workspace_bytes", type=int, metavar="N",
+                   help="error when a function's workspace arena exceeds N bytes (names the "
+                        "tensors live at the peak)")
+    g.add_argument("--max-stack-bytes", dest="max_stack_bytes", type=int, metavar="N",
+                   help="smaller packed tiles to fit, then an error when a call's stack bound "
+                        "exceeds N bytes")
+    g.add_argument("--max-constant-bytes", dest="max_constant_bytes", type=int, metavar="N",
+                   help="error when the module's constants exceed N bytes")
+    g.add_argument("--emit-line-directives", dest="emit_line_directives", action="store_true",
+                   help="#line directives pointing each kernel at its dispatch's root op in the input")
+    g.add_argument("--report", action="append", metavar="FILE",
+                   help="write the compile report (per function and dispatch: FLOPs, bytes moved, "
+                        "constants, arena, stack; code size with build): FILE.json, FILE.svg (the "
+                        "memory plan), any other name a text table; - prints the table to stderr")
+    g.add_argument("--report-format", dest="report_format", choices=("json", "text", "svg"),
+                   help="format of every --report file (default: by its extension)")
+    g.add_argument("--report-cc", dest="report_cc", metavar="CC",
+                   help='compiler and flags the report measures code size with (e.g. '
+                        '"arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb"; also for ireec compile); '
+                        "default for ireec build: $CC or cc")
 
 
 def _add_verify_each(p: argparse.ArgumentParser) -> None:
@@ -181,6 +262,9 @@ def _cmd_compile(args) -> int:
                             "with -o DIR (or --compile-to=PHASE to print IR)")
         if os.path.exists(args.output) and not os.path.isdir(args.output):
             raise UserError(f"-o {args.output}: exists and is not a directory")
+    if getattr(args, "report", None) and compile_to != "end":
+        raise UserError("--report describes the generated C: it cannot be combined with "
+                        f"--compile-to={compile_to}")
     out = _compile(args, compile_to)
     if compile_to != "end":
         _write_text(args.output or "-", out.ir_text or "")
@@ -195,6 +279,7 @@ def _cmd_compile(args) -> int:
             target.write_text(text, encoding="utf-8")
     except OSError as e:
         raise UserError(f"cannot write into '{args.output}': {e.strerror or e}") from None
+    _write_reports(out, args)
     return 0
 
 
@@ -215,6 +300,7 @@ def _cmd_build(args) -> int:
                              extra_cflags=shlex.split(args.cflags or ""))
     except OSError as e:
         raise UserError(f"cannot write '{lib}': {e.strerror or e}") from None
+    _write_reports(out, args, out.files, shlex.split(args.cflags or ""))
     return 0
 
 

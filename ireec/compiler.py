@@ -67,13 +67,16 @@ def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
-                   compile_from: Optional[str] = None) -> CompileOutput:
+                   compile_from: Optional[str] = None,
+                   options: Optional[Dict[str, object]] = None) -> CompileOutput:
     """Compile MLIR text. ``compile_to`` is one of input|abi|flow|stream|hal|vm|end.
 
     The parsed module is always verified; ``verify_each`` verifies again after every pass
     (None: on when the environment variable ``IREEC_VERIFY_EACH`` is ``1``).
     ``compile_from`` (iree-compile's ``--compile-from``): the text is the IR printed after
     that phase (input|abi|flow|stream|hal); the pipeline resumes with the next phase.
+    ``options``: target options (PassContext.options: ``workspace``, ``max_*_bytes``,
+    ``emit_line_directives``; see ireec/cli.py).
     Raises CompileError (file:line:col) for malformed, ill-typed or unsupported input.
     """
     if compile_to not in PHASES:
@@ -82,7 +85,7 @@ def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
     return compile_module(module, filename, target=target, module_name=module_name,
                           compile_to=compile_to, dump_phases_to=dump_phases_to,
                           print_ir_after_all=print_ir_after_all, ir_sink=ir_sink,
-                          verify_each=verify_each, compile_from=compile_from)
+                          verify_each=verify_each, compile_from=compile_from, options=options)
 
 
 @gc_paused_for_compilation()
@@ -90,7 +93,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
-                   compile_from: Optional[str] = None) -> CompileOutput:
+                   compile_from: Optional[str] = None,
+                   options: Optional[Dict[str, object]] = None) -> CompileOutput:
     """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source."""
     from .targets import get_target
 
@@ -104,7 +108,8 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
     name = module_name or default_module_name(filename)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise CompileError(f"module name '{name}' is not a C identifier")
-    ctx = PassContext(target=tgt.name, module_name=name, source_name=os.path.basename(filename))
+    ctx = PassContext(target=tgt.name, module_name=name, source_name=os.path.basename(filename),
+                      options=dict(options or {}))
     if dump_phases_to:
         os.makedirs(dump_phases_to, exist_ok=True)
     out = CompileOutput(module_name=name, report=ctx.report)

@@ -48,8 +48,11 @@
 /* IREEC_ALIGNAS(n): align a variable to n bytes. Put it FIRST in the
  * declaration, e.g. `IREEC_ALIGNAS(64) static const float w[4] = {...};`;
  * that position is valid for the GNU attribute, C11 _Alignas, C++11 alignas
- * and MSVC __declspec(align). */
-#if defined(__GNUC__) || defined(__clang__)
+ * and MSVC __declspec(align). A compiler with none of these stops with #error
+ * unless IREEC_ALIGNAS is defined before this header. */
+#if defined(IREEC_ALIGNAS)
+/* defined by the user */
+#elif defined(__GNUC__) || defined(__clang__)
 #define IREEC_ALIGNAS(n) __attribute__((aligned(n)))
 #elif defined(__cplusplus) && __cplusplus >= 201103L
 #define IREEC_ALIGNAS(n) alignas(n)
@@ -58,7 +61,16 @@
 #elif defined(_MSC_VER)
 #define IREEC_ALIGNAS(n) __declspec(align(n))
 #else
-#define IREEC_ALIGNAS(n)
+/* Constants, module state and workspace arrays must be aligned (a Cortex-M faults on
+ * misaligned multi-word loads): define IREEC_ALIGNAS(n) for this compiler (e.g. with
+ * -D'IREEC_ALIGNAS(n)=...') rather than silently dropping the alignment. */
+#error "ireec_runtime.h: no way to align variables is known for this compiler; define IREEC_ALIGNAS(n)"
+#endif
+
+/* The constant pool and module state are written as little-endian bytes: a big-endian
+ * target would read other values. Checked where the compiler says (__BYTE_ORDER__). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#error "ireec_runtime.h: generated weights are little-endian; this target is big-endian"
 #endif
 
 /* IREEC_INLINE: how every helper below is declared (host+device under nvcc). */
@@ -283,6 +295,11 @@ IREEC_INLINE uint64_t ireec_f64_bits(double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
   return u;
+}
+IREEC_INLINE double ireec_f64_from_bits(uint64_t u) {
+  double d;
+  memcpy(&d, &u, sizeof d);
+  return d;
 }
 
 /* IEEE binary16 -> binary32 (exact: every f16 is an f32). */

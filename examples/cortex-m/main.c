@@ -4,12 +4,13 @@
 
 #include "abs.h"
 
-/* The workspace arena: a static array sized by the generated header. */
-static unsigned char workspace[ABS_WORKSPACE_SIZE + 1] __attribute__((aligned(64)));
+/* The workspace arena, sized and aligned by the generated header alone
+ * (ABS_WORKSPACE_ARRAY_SIZE is at least 1 even when abs needs no workspace). */
+IREEC_ALIGNAS(ABS_WORKSPACE_ALIGNMENT) static uint8_t workspace[ABS_WORKSPACE_ARRAY_SIZE];
 
 int main(void) {
-  static const float input = -2.0f;
-  static float result;
+  static const ABS_ABS_INPUT0_ELEMENT_CTYPE input = -2.0f;
+  static ABS_ABS_OUTPUT0_ELEMENT_CTYPE result;
   ireec_status_t status = abs_abs(&input, &result, workspace);
   if (status != IREEC_STATUS_OK) {
     printf("error: status %d\n", (int)status);

@@ -6,7 +6,8 @@ results) are ``s<N>``, local arrays ``t<N>`` (declared with their shape and subs
 ``t[i][j]`` when the kernel lowering asks for it with a ``dims`` attribute: GCC's
 vectorizer analyses such register blocks and packed tiles far better than flattened
 subscripts), ``static const`` arrays ``c<N>``; loops use
-induction variables ``i<N>`` of their IR type, preceded by ``IREEC_IVDEP`` when the
+induction variables ``i<N>`` of their IR type (``index`` as the kernel's ``index_ctype``:
+``int32_t`` where the kernel lowering proved every index fits, else ``int64_t``), preceded by ``IREEC_IVDEP`` when the
 kernel lowering proved their iterations independent. Output is deterministic.
 """
 from __future__ import annotations
@@ -29,6 +30,11 @@ class CPrinter:
         self.indent = 1
         self.int_consts: Dict[Value, int] = {}
         self.shaped: Dict[Value, List[int]] = {}  # local arrays declared multi-dimensional
+        self.index_ctype = "int64_t"  # C type of index values (a kernel's "index_ctype")
+
+    def vtype(self, t: T.Type) -> str:
+        """C type of a local value of type ``t``: ``index`` as the function's index type."""
+        return self.index_ctype if isinstance(t, T.IndexType) else ctype(t)
 
     def fresh(self, prefix="v") -> str:
         self.counter += 1
@@ -48,6 +54,8 @@ class CPrinter:
         params = [p.value for p in f.attributes["params"].value]
         spec = " ".join(s.value for s in f.attributes["specifiers"].value) + " " if "specifiers" in f.attributes else ""
         blk = f.body
+        if "index_ctype" in f.attributes:
+            self.index_ctype = f.attributes["index_ctype"].value
         if f.attributes["kind"].value == "kernel":
             for a, p in zip(blk.args, params):
                 self.names[a] = p.split()[-1].lstrip("*")
@@ -116,11 +124,11 @@ class CPrinter:
             v = self.fresh()
             self.names[op.results[0]] = v
             expr = op.attributes["c"].value.format(*[self.name(x) for x in op.operands])
-            self.emit(f"const {ctype(op.results[0].type)} {v} = {expr};")
+            self.emit(f"const {self.vtype(op.results[0].type)} {v} = {expr};")
         elif n == "emitc.read":
             v = self.fresh()
             self.names[op.results[0]] = v
-            self.emit(f"const {ctype(op.results[0].type)} {v} = {self.name(op.operands[0])};")
+            self.emit(f"const {self.vtype(op.results[0].type)} {v} = {self.name(op.operands[0])};")
         elif n == "emitc.assign":
             self.emit(f"{self.name(op.operands[0])} = {self.name(op.operands[1])};")
         elif n in ("emitc.load", "emitc.store"):
@@ -159,11 +167,11 @@ class CPrinter:
             inc = f"++{iv}" if step_c == 1 else f"{iv} += {self.plain(op.operands[2])}"
             cond = f"{iv} < {ub}"
             if "unsigned" in op.attributes:
-                u = unsigned_ctype(it)
+                u = "u" + self.index_ctype if isinstance(it, T.IndexType) else unsigned_ctype(it)
                 cond = f"({u}){iv} < ({u}){ub}"
             if "ivdep" in op.attributes:
                 self.emit("IREEC_IVDEP")
-            self.emit(f"for ({ctype(it)} {iv} = {lb}; {cond}; {inc}) {{")
+            self.emit(f"for ({self.vtype(it)} {iv} = {lb}; {cond}; {inc}) {{")
             self.print_region_block(op.body)
             self.emit("}")
         elif n == "emitc.if":
@@ -204,7 +212,7 @@ class CPrinter:
                 v = self.fresh("s")
                 self.names[op.results[0]] = v
                 init = self.name(op.operands[0]) if op.operands else "0"
-                self.emit(f"{ctype(t)} {v} = {init};")
+                self.emit(f"{self.vtype(t)} {v} = {init};")
         elif n == "emitc.call_opaque":
             args = ", ".join(a.value for a in op.attributes["args"].value)
             self.emit(f"{op.attributes['callee'].value}({args});")
@@ -221,7 +229,8 @@ _PURE = {"emitc.constant", "emitc.expression", "emitc.load", "emitc.read"}
 
 def _erase_dead(blk: Block) -> None:
     """Drop side-effect-free ops whose results are unused (C warns on unused locals), and
-    variables that are only ever assigned (C warns on set-but-unused variables)."""
+    variables (scalars or local arrays) that are only ever assigned or stored into (C warns
+    on set-but-unused variables)."""
     changed = True
     while changed:
         changed = False
@@ -233,7 +242,10 @@ def _erase_dead(blk: Block) -> None:
                 changed = True
             elif op.name == "emitc.variable":
                 users = op.results[0].users
-                if all(u.name == "emitc.assign" and u.operands[0] is op.results[0] for u in users):
+                if all((u.name == "emitc.assign" and u.operands[0] is op.results[0])
+                       or (u.name == "emitc.store" and u.operands[1] is op.results[0]
+                           and op.results[0] not in u.operands[2:] and u.operands[0] is not op.results[0])
+                       for u in users):
                     for u in users:
                         u.erase()
                     op.erase()

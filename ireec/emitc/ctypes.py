@@ -117,10 +117,10 @@ def c_literal(value, t: T.Type) -> str:
         v = float(value)
         if t.name == "f64":
             if math.isnan(v) or math.isinf(v):
-                return f"ireec_f64_from_bits_(UINT64_C({float_bits_hex(v, t)}))"
+                return f"ireec_f64_from_bits(UINT64_C({float_bits_hex(v, t)}))"
             return repr(v) if "e" in repr(v) or "." in repr(v) else repr(v) + ".0"
         if math.isnan(v) or math.isinf(v):
-            return f"ireec_f32_from_bits_(UINT32_C({float_bits_hex(v, T.f32)}))"
+            return f"ireec_f32_from_bits(UINT32_C({float_bits_hex(v, T.f32)}))"
         import numpy as np
 
         r = repr(float(np.float32(v)))

@@ -14,11 +14,13 @@ from typing import Dict, List
 import jinja2
 
 from ..emitc.c_printer import print_function
+from ..emitc.ctypes import storage_ctype
 from ..ir import types as T
 from ..ir.attributes import ArrayAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from ..passes.pass_base import PassContext
+from ..tools import report as reporting
 
 # iree_hal_element_type_t numerical types (iree/hal/buffer_view.h): value = (type << 24) | bits.
 _NUMERICAL = {"int": 0x10, "sint": 0x11, "uint": 0x12, "bool": 0x13, "float": 0x21, "bfloat": 0x22, "complex": 0x23}
@@ -63,7 +65,33 @@ def _hex_rows(data: bytes, per_row: int = 24) -> str:
 
 def _tensor_info(name: str, t: T.TensorType) -> dict:
     return {"name": name, "type_name": str(t.element_type), "element_type": f"0x{element_type_code(t.element_type):08X}",
-            "rank": t.rank, "shape": list(t.shape), "byte_size": t.num_elements * T.storage_bytes(t.element_type)}
+            "rank": t.rank, "shape": list(t.shape), "byte_size": t.num_elements * T.storage_bytes(t.element_type),
+            "element_count": t.num_elements, "ctype": storage_ctype(t.element_type), "type": str(t)}
+
+
+#: Marker the kernels template leaves after a ``#line`` directive into the input; replaced by
+#: a ``#line`` directive back to the generated file itself (see :func:`_resolve_line_markers`).
+_LINE_BACK = "/*@ireec-line-back@*/"
+
+
+def _line_directive(loc) -> str:
+    """``#line N "file"`` for an op's Location ('' when it has none)."""
+    if loc is None or getattr(loc, "line", 0) <= 0:
+        return ""
+    name = str(loc.file).replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {loc.line} "{name}"'
+
+
+def _resolve_line_markers(text: str, file_name: str) -> str:
+    """Replace each :data:`_LINE_BACK` line of ``text`` by ``#line <next line> "<file_name>"``,
+    so what follows a function mapped to the input maps back to the generated file."""
+    if _LINE_BACK not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() == _LINE_BACK:
+            lines[i] = f'#line {i + 2} "{file_name}"'
+    return "\n".join(lines)
 
 
 def common_macro(module_name: str) -> str:
@@ -121,6 +149,8 @@ class CTarget:
         """File name → text of every generated source (deterministic)."""
         env = _env()
         mod = ctx.module_name
+        static = ctx.options.get("workspace", "argument") == "static"
+        lines = bool(ctx.options.get("emit_line_directives"))
         kernels: List[dict] = []
         functions: List[dict] = []
         report = ctx.report.get("functions", {})
@@ -131,7 +161,10 @@ class CTarget:
                 params = [p.value for p in f.attributes["params"].value]
                 nb = len(f.attributes["bindings"].value)
                 launch = f"{mod}_{f.attributes['launch'].value}"
-                kernels.append(self.kernel_info(f, launch, params[:nb]))
+                k = self.kernel_info(f, launch, params[:nb])
+                k["line"] = _line_directive(f.loc) if lines else ""
+                k["line_back"] = _LINE_BACK if k["line"] else ""
+                kernels.append(k)
             else:
                 sig: T.FunctionType = f.attributes["function_type"].value
                 name = f.attributes["mlir_name"].value
@@ -142,11 +175,19 @@ class CTarget:
                 pname = [p.split()[-1].lstrip("*") for p in params]
                 call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
                 call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
-                call_args.append("workspace")
                 c_name = f.attributes["sym_name"].value
-                workspace_size = report.get(name, {}).get("arena_bytes", 0)
+                arena = report.get(name, {}).get("arena_bytes", 0)
+                # --workspace=static: the arena is the module's static array; callers pass none.
+                workspace_size = 0 if static else arena
+                impl_args = list(pname)
+                if static:
+                    params, pname = params[:-1], pname[:-1]
+                    impl_args[-1] = f"{mod}_workspace" if arena else "NULL"
+                else:
+                    call_args.append("workspace")
                 functions.append({
                     "mlir_name": name, "c_name": c_name, "params": params, "param_names": pname,
+                    "impl_args": impl_args, "MACRO": common_macro(c_name), "arena": arena,
                     "body": _print_as_static(f, c_name + "_impl"), "args": args, "results": results,
                     "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
                     "checks": _argument_checks(pname, args + results, workspace_size, common_macro(mod)),
@@ -155,17 +196,30 @@ class CTarget:
         pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
 
+        # Memory, stack and work per function (ireec/tools/report.py); budgets are errors.
+        code = {"bodies.c": "\n".join([k["body"] for k in kernels] + [fn["body"] for fn in functions])}
+        rep = reporting.module_report(module, ctx, code)
+        ctx.report["module_report"] = rep
+        reporting.check_budgets(rep, ctx.options)
+        for fn in functions:
+            fn["stack_bytes"] = rep["functions"].get(fn["mlir_name"], {}).get("stack_bytes", 0)
+
         guard = common_macro(mod) + "_H_"
+        arena = max([fn["arena"] for fn in functions] + [0])
         common = {"module": mod, "MODULE": common_macro(mod), "source": ctx.source_name,
                   "guard": guard, "target": self.name, "kernels": kernels, "functions": functions,
                   "workspace_size": max([fn["workspace_size"] for fn in functions] + [0]),
+                  "static_workspace": static, "static_workspace_size": arena if static else 0,
+                  "stack_size": rep["stack_bytes"], "libraries": rep["libraries"],
+                  "frame_bytes": reporting.FRAME_BYTES,
                   "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool),
                   "global_state_size": len(state), "global_state_text": _hex_rows(state)}
+        kernels_c = env.get_template(f"{self.templates}/kernels.c.j2").render(common)
         return {
             f"{mod}.h": env.get_template(f"{self.templates}/module.h.j2").render(common),
             f"{mod}.c": env.get_template(f"{self.templates}/module.c.j2").render(common),
             f"{mod}_kernels.h": env.get_template(f"{self.templates}/kernels.h.j2").render(common),
-            f"{mod}_kernels.c": env.get_template(f"{self.templates}/kernels.c.j2").render(common),
+            f"{mod}_kernels.c": _resolve_line_markers(kernels_c, f"{mod}_kernels.c"),
             "ireec_runtime.h": runtime_header(),
         }
 

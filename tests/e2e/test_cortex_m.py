@@ -7,6 +7,7 @@ Needs Debian's gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm (.
 installs them where it can); skips with that reason otherwise."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -39,14 +40,21 @@ def _c_array(name: str, a: np.ndarray, const: bool) -> str:
 
 
 def _main_c(module: str, fn: str, args, results) -> str:
-    """A main that calls ``<module>_<fn>`` on static inputs and prints every result element."""
+    """A main that calls ``<module>_<fn>`` on static inputs and prints every result element
+    (with a workspace argument unless the header says the workspace is static)."""
     lines = ["#include <stdio.h>", "#include <stdint.h>", f'#include "{module}.h"', ""]
     lines += [_c_array(f"in{i}", a, True) for i, a in enumerate(args)]
     lines += [_c_array(f"out{i}", r, False) for i, r in enumerate(results)]
-    lines += [f"static unsigned char workspace[{module.upper()}_WORKSPACE_SIZE + 1] __attribute__((aligned(64)));",
+    lines += [f"IREEC_ALIGNAS({module.upper()}_WORKSPACE_ALIGNMENT) static uint8_t "
+              f"workspace[{module.upper()}_WORKSPACE_ARRAY_SIZE];",
               "", "int main(void) {"]
-    call_args = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(results))] + ["workspace"]
+    call_args = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(results))]
+    lines.append(f"#if {module.upper()}_WORKSPACE_STATIC")
     lines.append(f"  ireec_status_t s = {module}_{fn}({', '.join(call_args)});")
+    lines.append("  (void)workspace;")
+    lines.append("#else")
+    lines.append(f"  ireec_status_t s = {module}_{fn}({', '.join(call_args + ['workspace'])});")
+    lines.append("#endif")
     lines.append('  printf("status %d\\n", (int)s);')
     for i, r in enumerate(results):
         fmt = '"%.9g\\n", (double)' if r.dtype == np.float32 else '"%ld\\n", (long)'
@@ -55,11 +63,12 @@ def _main_c(module: str, fn: str, args, results) -> str:
     return "\n".join(lines)
 
 
-def run_on_cortex_m(src: Path, fn: str, args, results, tmp_path: Path, capsys):
-    """Compile ``src`` to C, build it with examples/cortex-m's Makefile and run it under
-    QEMU; returns the printed status and the printed result values as one float array."""
+def run_on_cortex_m(src: Path, fn: str, args, results, tmp_path: Path, capsys, flags=()):
+    """Compile ``src`` to C (with ``flags``), build it with examples/cortex-m's Makefile and
+    run it under QEMU; returns the printed result values as one float array."""
     gen = tmp_path / "model"
-    rc = ireec_main(["compile", str(src), "--output-format=vm-c", "--module-name=model", "-o", str(gen)])
+    rc = ireec_main(["compile", str(src), "--output-format=vm-c", "--module-name=model", "-o", str(gen),
+                     *flags])
     assert rc == 0, capsys.readouterr().err
     main_c = tmp_path / "main.c"
     main_c.write_text(_main_c("model", fn, args, results))
@@ -79,7 +88,9 @@ def run_on_cortex_m(src: Path, fn: str, args, results, tmp_path: Path, capsys):
 def test_abs_prints_2(tmp_path):
     proc = subprocess.run(["make", "-s", "-C", str(EXAMPLE), f"BUILD={tmp_path}", "run",
                            "IREEC=python3 -m ireec.cli"],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+                          capture_output=True, text=True, timeout=300, cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "f32=2"
 
@@ -98,4 +109,12 @@ def test_model_on_cortex_m4(frontend, model, file, fn, tmp_path, capsys):
     path = shared_path("models", frontend, model, file)
     args, expected = inputs_and_expected(path)
     got = run_on_cortex_m(path, fn, args, [expected], tmp_path, capsys)
+    np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_lenet_static_workspace_on_cortex_m4(tmp_path, capsys):
+    """--workspace=static: the arena is in .bss, the entry takes no workspace."""
+    path = shared_path("models", "jax", "lenet", "lenet.const.mlir")
+    args, expected = inputs_and_expected(path)
+    got = run_on_cortex_m(path, "main", args, [expected], tmp_path, capsys, ["--workspace=static"])
     np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-4, atol=1e-4)

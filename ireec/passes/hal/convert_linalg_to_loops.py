@@ -158,6 +158,10 @@ ROWS_OUTSIDE_MIN_K = 256
 #: OpenMP worker threads, whose stacks may be small).
 PACK_BYTES = 32 * 1024
 
+#: The packed-tile limit of the current compilation: :data:`PACK_BYTES`, or half of
+#: ``--max-stack-bytes`` when that is smaller (smaller tiles so a call fits the stack budget).
+_pack_limit = [PACK_BYTES]
+
 
 def _const_index(v: Value) -> Optional[int]:
     o = v.owner
@@ -248,7 +252,7 @@ def _pack_plan(op: Operation, ubs: List[Value], out_dims: List[int], i: int, j: 
         if width not in (4, 8):
             continue
         kc = 1
-        while rk % (kc * 2) == 0 and kc * 2 * rj * width <= PACK_BYTES:
+        while rk % (kc * 2) == 0 and kc * 2 * rj * width <= _pack_limit[0]:
             kc *= 2
         if kc < 8:
             continue
@@ -298,6 +302,8 @@ class ConvertLinalgToLoopsPass(Pass):
     name = "convert-linalg-to-loops"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
+        budget = ctx.options.get("max_stack_bytes")
+        _pack_limit[0] = PACK_BYTES if budget is None else min(PACK_BYTES, int(budget) // 2)
         kernels = [k for exe in module.body.ops if exe.name == "hal.executable"
                    for k in exe.walk() if k.name == "func.func"]
         seen = set()

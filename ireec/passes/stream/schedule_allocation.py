@@ -24,6 +24,7 @@ from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DictAttr, DenseElements
                               IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, to_raw_bytes)
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
+from ..common.cost_model import executable_flops
 from ..pass_base import Pass, PassContext, defined_functions, register_pass
 
 ALIGNMENT = 64  # bytes; IREE's default resource alignment (stream.alignment = 64)
@@ -239,6 +240,45 @@ def constant_bytes(op: Operation, module: Operation) -> bytes:
     raise CompileError(f"unsupported constant {v}", op.loc)
 
 
+def _value_label(v: Value) -> Tuple[str, object]:
+    """A readable name of tensor ``v`` and the location of what defines it: ``<entry
+    point>#<result>`` for a dispatch result, the op name (and result index) otherwise."""
+    owner = v.owner
+    if isinstance(owner, Operation):
+        idx = owner.results.index(v)
+        if owner.name == "flow.dispatch":
+            ep = owner.attributes["entry_point"]
+            leaf = ep.nested[-1] if getattr(ep, "nested", ()) else str(ep)
+            return f"{leaf}#{idx}", owner.loc
+        return f"{owner.name}#{idx}", owner.loc
+    return f"block argument {getattr(v, 'index', 0)}", getattr(getattr(v, "owner", None), "loc", None)
+
+
+def plan_records(ops: List[Operation], transients: List[Value], offsets: List[int],
+                 bufs: List[Tuple[int, int, int]]) -> dict:
+    """What the memory report (ireec.tools.report) and the budget errors need of one plan:
+    ``buffers`` — per transient its name, type, byte size, arena offset, live interval in op
+    positions [first, last] and the Location of its producer; ``dispatches`` — per
+    ``flow.dispatch`` in order its position, entry point, Location and the bytes it reads
+    and writes (operands and results as stored). Keys ``buffers`` and ``dispatches``."""
+    buffers = []
+    for v, off, (size, first, last) in zip(transients, offsets, bufs):
+        name, loc = _value_label(v)
+        buffers.append({"name": name, "type": str(v.type), "bytes": size, "offset": off,
+                        "first": first, "last": last, "loc": loc})
+    dispatches = []
+    for i, op in enumerate(ops):
+        if op.name != "flow.dispatch":
+            continue
+        ep = op.attributes["entry_point"]
+        read = sum(tensor_bytes(x.type) for x in op.operands if isinstance(x.type, T.TensorType))
+        written = sum(tensor_bytes(r.type) for r in op.results if isinstance(r.type, T.TensorType))
+        dispatches.append({"position": i, "entry_point": ep.nested[-1] if ep.nested else ep.root,
+                           "executable": ep.root, "loc": op.loc,
+                           "bytes_read": read, "bytes_written": written})
+    return {"buffers": buffers, "dispatches": dispatches}
+
+
 _HOST_OPS = {"hal.tensor.import", "hal.tensor.export", "flow.dispatch", "flow.tensor.reshape", "flow.tensor.bitcast",
              "arith.constant", "func.return", "cf.br", "cf.cond_br", "tensor.extract",
              "tensor.from_elements", "tensor.insert", "util.global.load", "util.global.store"}
@@ -268,6 +308,7 @@ class ScheduleAllocationPass(Pass):
         self.module = module
         self.globals = self._place_globals(module)
         report = ctx.report.setdefault("functions", {})
+        ctx.report["dispatch_flops"] = executable_flops(module)
         for f in defined_functions(module):
             if "iree.abi.stub" in f.attributes:
                 plan = report[func_name(f)] = self.plan(f)
@@ -406,9 +447,11 @@ class ScheduleAllocationPass(Pass):
         offsets, arena = pack_transients(bufs)
         for v, off, (size, _, _) in zip(transients, offsets, bufs):
             slots[v] = Slot("transient", 0, off, size)
+        records = plan_records(ops, transients, offsets, bufs)
         self._rewrite(f, blocks, ops, slots, root, exported, arena)
         return {"arena_bytes": arena, "lower_bound_bytes": peak_live_bytes(bufs),
-                "transient_sum_bytes": sum(align(s) for s, _, _ in bufs), "transients": len(bufs)}
+                "transient_sum_bytes": sum(align(s) for s, _, _ in bufs), "transients": len(bufs),
+                **records}
 
     def _rewrite(self, f, blocks, ops, slots, root, exported, arena):
         entry = blocks[0]

@@ -53,6 +53,33 @@ VIEW_OPS = ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "m
 INDEX_ARITH = {"arith.addi": "{0} + {1}", "arith.subi": "{0} - {1}", "arith.muli": "{0} * {1}"}
 
 
+#: Index values of a kernel are printed as ``int32_t`` (smaller and faster on 32-bit
+#: targets: no add-with-carry pairs) when every one provably fits; see index_fits_32_bits.
+INDEX_32_LIMIT = 1 << 31
+
+
+def index_fits_32_bits(kernel: Operation) -> bool:
+    """Whether every index value of ``kernel`` (memref/scf form) fits in ``int32_t``: every
+    memref has a static shape of fewer than 2**31 elements (loop bounds, subscripts and
+    offsets index into them), every index constant is below 2**31 in magnitude, and no index
+    comes from data (``arith.index_cast`` of a wider integer, whose clamping must see the
+    full value)."""
+    for op in kernel.walk():
+        for v in list(op.results) + [a for r in op.regions for b in r.blocks for a in b.args]:
+            t = v.type
+            if isinstance(t, T.MemRefType):
+                if any(d is None or d < 0 for d in t.shape) or t.num_elements >= INDEX_32_LIMIT:
+                    return False
+        if op.name == "arith.constant" and op.results and isinstance(op.results[0].type, T.IndexType):
+            if abs(int(op.attributes["value"].value)) >= INDEX_32_LIMIT:
+                return False
+        if op.name in ("arith.index_cast", "arith.index_castui") and op.operands:
+            src = op.operands[0].type
+            if isinstance(src, T.IntegerType) and src.width > 32:
+                return False
+    return True
+
+
 def c_ident(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
@@ -170,7 +197,8 @@ class KernelLowering:
         # Kernels with loops get an AVX2 clone (IREEC_KERNEL_CLONES, templates/c/kernels.c.j2).
         has_loop = any(o.name in ("emitc.for", "emitc.loop") for top in blk.ops for o in top.walk())
         specifiers = ["static", "IREEC_KERNEL_CLONES"] if has_loop else ["static"]
-        return Operation("emitc.func", attributes={
+        extra = {"index_ctype": StringAttr("int32_t")} if index_fits_32_bits(self.kernel) else {}
+        return Operation("emitc.func", attributes={**extra,
             "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
             "bindings": _str_array([p.split(" *")[0] for p in params[: len(subspans)]]),
