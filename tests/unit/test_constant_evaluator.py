@@ -51,8 +51,10 @@ def fold(body: str, result_type: str):
 
 def assert_same(got: np.ndarray, want: np.ndarray) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(np.asarray(got).view(np.uint8) if got.dtype != np.bool_ else got,
-                                  np.ascontiguousarray(want).view(np.uint8) if want.dtype != np.bool_ else want)
+    got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
+    if got.dtype != np.bool_:  # bit-exact (NaN payloads, signed zeros)
+        got, want = got.view(np.uint8), want.view(np.uint8)
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.int8, np.float16, ml_dtypes.bfloat16, np.bool_])
@@ -241,3 +243,52 @@ func.func @f(%a: i32, %b: i32, %x: f32) -> (i32, i32, i32, f32) {
     assert list(CE.eval_scalar_op(ops[1], [a, b])) == [-1, 2, 1, -1]
     assert list(CE.eval_scalar_op(ops[2], [a, b])) == [-9, 0, 0, -2]
     assert list(CE.eval_scalar_op(ops[3], [x])) == [3.0, -3.0, 0.0, -1.0]
+
+
+def test_sliding_window_map_and_transposed_output():
+    """A non-permutation input map (d0 + d1, a 1-D convolution window) is gathered; the
+    output map (d1, d0) writes the transpose."""
+    a = RNG.standard_normal(8).astype(np.float32)
+    got, _, _ = fold(f"""
+  %a = arith.constant {dense(a)}
+  %e = tensor.empty() : tensor<3x6xf32>
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, affine_map<(d0, d1) -> (d1, d0)>],
+      iterator_types = ["parallel", "parallel"]}} ins(%a : tensor<8xf32>) outs(%e : tensor<3x6xf32>) {{
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }} -> tensor<3x6xf32>""", "tensor<3x6xf32>")
+    want = np.array([[a[i + j] for i in range(6)] for j in range(3)], np.float32)
+    assert_same(got, want)
+
+
+def test_argmax_two_results_with_reduction_index():
+    """torch-mlir's argmax: max and index of the first maximum along the reduction dim."""
+    a = np.array([[1.0, 5.0, 5.0, 2.0], [-3.0, -1.0, -2.0, -1.0]], np.float32)
+    m = parse_source(f"""
+func.func @f() -> (tensor<2xf32>, tensor<2xi64>) {{
+  %a = arith.constant {dense(a)}
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0 : i64
+  %e0 = tensor.empty() : tensor<2xf32>
+  %e1 = tensor.empty() : tensor<2xi64>
+  %f0 = linalg.fill ins(%ninf : f32) outs(%e0 : tensor<2xf32>) -> tensor<2xf32>
+  %f1 = linalg.fill ins(%z : i64) outs(%e1 : tensor<2xi64>) -> tensor<2xi64>
+  %r:2 = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>,
+      affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}}
+      ins(%a : tensor<2x4xf32>) outs(%f0, %f1 : tensor<2xf32>, tensor<2xi64>) {{
+  ^bb0(%in: f32, %mx: f32, %ix: i64):
+    %i = linalg.index 1 : index
+    %i64 = arith.index_cast %i : index to i64
+    %m = arith.maximumf %in, %mx : f32
+    %gt = arith.cmpf ogt, %in, %mx : f32
+    %s = arith.select %gt, %i64, %ix : i64
+    linalg.yield %m, %s : f32, i64
+  }} -> (tensor<2xf32>, tensor<2xi64>)
+  return %r#0, %r#1 : tensor<2xf32>, tensor<2xi64>
+}}""")
+    ConstEvalJitGlobalsPass().run(m, PassContext())
+    verify(m)
+    ret = m.body.ops[0].body.ops[-1]
+    vals = [CE.attr_array(v.owner.attributes["value"], v.type, {}) for v in ret.operands]
+    assert_same(vals[0], np.array([5.0, -1.0], np.float32))
+    assert_same(vals[1], np.array([1, 1], np.int64))

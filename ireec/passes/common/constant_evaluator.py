@@ -349,11 +349,11 @@ def _view(arr: np.ndarray, m: AffineMap, order: Sequence[int], ranges: Sequence[
         g = [1] * len(order)
         g[axis] = ranges[d]
         grids[d] = np.arange(ranges[d]).reshape(g)
-    idx = [np.broadcast_to(np.asarray(_affine_eval(r, grids)), shape) for r in m.results]
+    idx = [np.asarray(_affine_eval(r, grids)) for r in m.results]
     for i, ix in zip(idx, arr.shape):
         if i.size and (i.min() < 0 or i.max() >= ix):
             raise Unsupported("indexing map reads out of bounds")
-    return arr[tuple(idx)]
+    return arr[tuple(np.broadcast_to(i, shape) for i in idx)]
 
 
 def _eval_payload(block, env: Dict[Value, np.ndarray], consts: Callable[[Value], np.ndarray]) -> List[np.ndarray]:
@@ -402,7 +402,9 @@ def eval_structured(op: Operation, operands: Sequence[Optional[np.ndarray]],
         raise Unsupported("too many reduction steps")
     uses_index = any(o.name == "linalg.index" for o in block.ops)
     all_splat = all(a is None or is_splat(a) for a in operands)
-    if all_splat and not red and not uses_index:
+    covers = all(len(m.results) == m.num_dims and m.is_projected_permutation()
+                 and all(isinstance(e, AffineDim) for e in m.results) for m in maps[n_in:])
+    if all_splat and covers and not red and not uses_index:
         # Splats in, splat out: evaluate the payload once.
         env = {a: (x.reshape(-1)[:1].reshape(()) if x is not None and x.size else None)
                for a, x in zip(block.args, operands)}
