@@ -336,8 +336,15 @@ def _view(arr: np.ndarray, m: AffineMap, order: Sequence[int], ranges: Sequence[
     a gather."""
     shape = [ranges[d] for d in order]
     if arr.ndim == 0 or not m.results:
+        if arr.size != 1:
+            raise Unsupported("indexing map does not match the operand's rank")
         return np.broadcast_to(arr.reshape(()), shape)
+    if arr.ndim != len(m.results):
+        raise Unsupported("indexing map does not match the operand's rank")
     if m.is_projected_permutation():
+        for r, n in zip(m.results, arr.shape):
+            if (isinstance(r, AffineDim) and ranges[r.pos] != n) or (isinstance(r, AffineConst) and n < 1):
+                raise Unsupported("operand shape disagrees with the iteration domain")
         a = arr[tuple(0 if isinstance(r, AffineConst) else slice(None) for r in m.results)]
         dims = [r.pos for r in m.results if isinstance(r, AffineDim)]
         a = a.transpose(sorted(range(len(dims)), key=lambda i: order.index(dims[i])))
@@ -444,6 +451,8 @@ def eval_structured(op: Operation, operands: Sequence[Optional[np.ndarray]],
         if m.is_projected_permutation() and all(isinstance(e, AffineDim) for e in m.results) \
                 and len(m.results) == len(par):
             # A permutation of the parallel dims: the result is a transpose of the domain.
+            if [ranges[e.pos] for e in m.results] != list(t.shape):
+                raise Unsupported("output shape disagrees with the iteration domain")
             axes = [par.index(e.pos) for e in m.results]
             results.append(np.ascontiguousarray(acc.transpose(axes)).reshape(t.shape))
             continue
@@ -455,8 +464,10 @@ def eval_structured(op: Operation, operands: Sequence[Optional[np.ndarray]],
             g = [1] * len(par)
             g[axis] = ranges[d]
             grids[d] = np.arange(ranges[d]).reshape(g)
-        idx = tuple(np.broadcast_to(np.asarray(_affine_eval(e, grids)), pshape) for e in m.results)
-        out[idx] = acc
+        idx = [np.asarray(_affine_eval(e, grids)) for e in m.results]
+        if out.ndim != len(idx) or any(i.size and (i.min() < 0 or i.max() >= n) for i, n in zip(idx, out.shape)):
+            raise Unsupported("indexing map writes out of bounds")
+        out[tuple(np.broadcast_to(i, pshape) for i in idx)] = acc
         results.append(out)
     return results
 
@@ -469,11 +480,21 @@ def _static_list(op: Operation, name: str) -> List[int]:
     return vals
 
 
+def _check_slice(shape, offs, sizes, strides) -> None:
+    """Unsupported unless the static slice lies inside ``shape``."""
+    if not (len(shape) == len(offs) == len(sizes) == len(strides)) or any(
+            o < 0 or n < 0 or st < 1 or (n and o + (n - 1) * st >= d)
+            for d, o, n, st in zip(shape, offs, sizes, strides)):
+        raise Unsupported("slice out of bounds")
+
+
 def _reshape(op, args):
     t = op.results[0].type
     if not (isinstance(t, T.TensorType) and t.has_static_shape):
         raise Unsupported("dynamic reshape")
     a = args[0]
+    if a.size != t.num_elements:
+        raise Unsupported("reshape changes the element count")
     if is_splat(a):
         return [np.broadcast_to(a.reshape(-1)[:1].reshape(()), t.shape)]
     return [a.reshape(t.shape)]
@@ -482,6 +503,7 @@ def _reshape(op, args):
 def _extract_slice(op, args):
     offs, sizes, strides = (_static_list(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
     a = args[0]
+    _check_slice(a.shape, offs, sizes, strides)
     sl = a[tuple(slice(o, o + s * st, st) if s else slice(o, o) for o, s, st in zip(offs, sizes, strides))]
     return [sl.reshape(op.results[0].type.shape)]
 
@@ -489,6 +511,9 @@ def _extract_slice(op, args):
 def _insert_slice(op, args):
     offs, sizes, strides = (_static_list(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
     src, dest = args[0], np.array(args[1])
+    _check_slice(dest.shape, offs, sizes, strides)
+    if src.size != math.prod(sizes):
+        raise Unsupported("insert_slice source does not fill the slice")
     dest[tuple(slice(o, o + s * st, st) for o, s, st in zip(offs, sizes, strides))] = src.reshape(sizes)
     return [dest]
 
@@ -509,7 +534,10 @@ def _pad(op, args, consts):
     if val is None or any(v < 0 for v in low + high):
         raise Unsupported("tensor.pad")
     a = args[0]
-    out = np.full(op.results[0].type.shape, val, dtype=a.dtype)
+    shape = op.results[0].type.shape
+    if len(shape) != a.ndim or any(lo + n + hi != d for lo, n, hi, d in zip(low, a.shape, high, shape)):
+        raise Unsupported("tensor.pad result shape")
+    out = np.full(shape, val, dtype=a.dtype)
     out[tuple(slice(lo, lo + n) for lo, n in zip(low, a.shape))] = a
     return [out]
 
