@@ -173,10 +173,12 @@ def test_collapse_then_expand():
     got, ops, rep = fold(f"""
   %a = arith.constant {dense(a)}
   %c = tensor.collapse_shape %a [[0, 1], [2]] : tensor<2x3x4xi32> into tensor<6x4xi32>
-  %r = tensor.expand_shape %c [[0], [1, 2]] output_shape [6, 2, 2] : tensor<6x4xi32> into tensor<6x2x2xi32>""",
+  %x = tensor.expand_shape %c [[0], [1, 2]] output_shape [6, 2, 2] : tensor<6x4xi32> into tensor<6x2x2xi32>
+  %e = tensor.empty() : tensor<6x2x2xi32>
+  %r = linalg.add ins(%x, %x : tensor<6x2x2xi32>, tensor<6x2x2xi32>) outs(%e : tensor<6x2x2xi32>) -> tensor<6x2x2xi32>""",
                          "tensor<6x2x2xi32>")
-    assert_same(got, a.reshape(6, 2, 2))
-    assert ops == ["arith.constant", "func.return"] and rep["consteval_folded_ops"] == 2
+    assert_same(got, a.reshape(6, 2, 2) * 2)
+    assert ops == ["arith.constant", "func.return"] and rep["consteval_folded_ops"] == 3
 
 
 def test_extract_slice_and_pad():
@@ -202,6 +204,37 @@ def test_splat_stays_splat():
   %r = linalg.broadcast ins(%a : tensor<16xi32>) outs(%e : tensor<16x16xi32>) dimensions = [1]""",
                        "tensor<16x16xi32>")
     assert CE.is_splat(got) and int(got.reshape(-1)[0]) == 3 and ops == ["arith.constant", "func.return"]
+
+
+def test_reshapes_and_broadcasts_fused_by_their_readers_stay():
+    """IREE's leaf policy: a reshape or a pure broadcast of a constant read by an elementwise
+    op is not stored expanded (fusion folds it); read as a matmul operand it is."""
+    m = parse_source("""
+func.func @f(%x: tensor<4x8xf32>, %y: tensor<2x4xf32>) -> (tensor<4x8xf32>, tensor<2x8xf32>) {
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.broadcast ins(%c : tensor<4xf32>) outs(%e : tensor<4x8xf32>) dimensions = [1]
+  %a = linalg.add ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<2x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m = linalg.matmul ins(%y, %b : tensor<2x4xf32>, tensor<4x8xf32>) outs(%f : tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %a, %m : tensor<4x8xf32>, tensor<2x8xf32>
+}""")
+    ConstEvalJitGlobalsPass().run(m, PassContext())
+    ops = m.body.ops[0].body.ops
+    b = ops[[o.name for o in ops].index("linalg.matmul")].operands[1].owner
+    assert b.name == "arith.constant" and b.results[0].type.shape == (4, 8)
+    m2 = parse_source("""
+func.func @f(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %b = linalg.broadcast ins(%c : tensor<4xf32>) outs(%e : tensor<4x8xf32>) dimensions = [1]
+  %a = linalg.add ins(%x, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %a : tensor<4x8xf32>
+}""")
+    ConstEvalJitGlobalsPass().run(m2, PassContext())
+    assert "linalg.broadcast" in [o.name for o in m2.body.ops[0].body.ops]
 
 
 def test_non_constant_and_unsupported_ops_stay():

@@ -14,13 +14,19 @@ scalar ``arith.constant``s, and ``linalg.fill`` / ``tensor.splat`` of a constant
 init (``outs``) that the payload never reads may be a ``tensor.empty``. Ops are visited in
 program order, so a chain of constant ops folds step by step.
 
-Policy (IREE's ``ConstExprHoistingPolicy``): fills, splats and empties are leaves, never folded
-on their own (dispatch formation clones them for free); a result that is a splat stays a splat
-attribute (one element stored), and one of more than ``MAX_POOLED_SPLAT_ELEMENTS`` elements
-becomes a ``linalg.fill`` like the input phase's large splats; a non-splat result of more than
-:data:`MAX_RESULT_BYTES`, or one growing the constant data by more than
+Policy (IREE's ``HoistIntoGlobals`` with the GlobalOptimization hoistable-op interfaces):
+every op of a constant tree is evaluated, and only its *leaves* (evaluated ops read by an op
+that stays, or returned) become ``arith.constant``s; the ops read only by replaced ops simply
+disappear. Fills, splats and empties are never folded on their own (dispatch formation clones
+them for free), and reshapes and pure broadcasts are not materialized as leaves
+(:func:`is_metadata_leaf`) where every reader is an elementwise op that fusion folds them
+into; read as a contraction's init, a matmul operand or a result they are materialized, since
+ireec's dispatch formation does not fuse producers there. A result that is a splat stays a splat attribute (one element
+stored), and one of more than ``MAX_POOLED_SPLAT_ELEMENTS`` elements becomes a
+``linalg.fill`` like the input phase's large splats. A non-splat result of more than
+:data:`MAX_RESULT_BYTES`, a leaf growing the constant data by more than
 :data:`MAX_SIZE_INCREASE_BYTES` (IREE's ``--iree-opt-const-expr-max-size-increase-threshold``
-default), is left to run, as is any op the evaluator does not model.
+default), and any op the evaluator does not model are left to run.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ import numpy as np
 
 from ...dialects import linalg as L
 from ...ir import types as T
+from ...ir.affine import AffineDim
 from ...ir.attributes import DenseArrayAttr, DenseResourceAttr, FloatAttr, IntegerAttr
 from ...ir.core import Builder, Operation, Value
 from ..common import constant_evaluator as CE
@@ -57,6 +64,7 @@ class _Folder:
     def __init__(self, resources: Dict[str, bytes]):
         self.resources = resources
         self.known: Dict[Value, Optional[np.ndarray]] = {}
+        self.pending: List[tuple] = []  # (op, operand values) evaluated, in program order
         self.folded = 0
 
     def const_of(self, v: Value) -> Optional[np.ndarray]:
@@ -106,9 +114,9 @@ class _Folder:
             vals.append(a)
         return vals
 
-    def try_fold(self, op: Operation) -> bool:
-        """Evaluate ``op`` when all its operands are constants and the policy allows; replace
-        its results by constants. Returns whether it did."""
+    def try_evaluate(self, op: Operation) -> bool:
+        """Evaluate ``op`` when all its operands are constants; its results become known
+        constants and it joins :attr:`pending`. Returns whether it did."""
         if op.name in _LEAVES or not (L.is_linalg_structured(op) or op.name in CE.TENSOR_OPS):
             return False
         if not op.results or any(not isinstance(r.type, T.TensorType) for r in op.results):
@@ -120,19 +128,47 @@ class _Folder:
             results = CE.evaluate(op, vals, self.scalar)
         except CE.Unsupported:
             return False
-        grown = sum(_nbytes(r) for r in results) - sum(_nbytes(a) for a in vals if a is not None)
-        if any(_nbytes(r) > MAX_RESULT_BYTES for r in results) or grown > MAX_SIZE_INCREASE_BYTES:
+        if any(_nbytes(r) > MAX_RESULT_BYTES for r in results):
             return False
-        b = Builder.before(op)
-        new_values = [self._materialize(b, arr, r.type) for arr, r in zip(results, op.results)]
-        operands = list(op.operands)
-        op.replace_with(new_values)
-        for v, arr in zip(new_values, results):
-            self.known[v] = arr if not CE.is_splat(arr) else np.broadcast_to(
+        for r, arr in zip(op.results, results):
+            self.known[r] = arr if not CE.is_splat(arr) else np.broadcast_to(
                 arr.reshape(-1)[:1].reshape(()), arr.shape)
-        _erase_dead_leaves(operands)
-        self.folded += 1
+        self.pending.append((op, vals))
         return True
+
+    def apply(self) -> None:
+        """Replace the evaluated ops: those read by an op that stays become constants (the
+        leaves of the constant trees, IREE's hoisting roots) unless they only move data
+        (:func:`is_metadata_leaf`) or grow the constant data too much; those read only by
+        replaced ops disappear with them."""
+        gone = set()  # ids of evaluated ops that are replaced or subsumed
+        leaves = []
+        for op, vals in reversed(self.pending):
+            outside = any(id(u) not in gone for r in op.results for u in r.users)
+            if not outside:
+                gone.add(id(op))
+                continue
+            if is_metadata_leaf(op) and all(_fuses_into(u, r) for r in op.results for u, _ in r.uses):
+                continue
+            grown = (sum(_nbytes(self.known[r]) for r in op.results)
+                     - sum(_nbytes(a) for a in vals if a is not None))
+            if grown > MAX_SIZE_INCREASE_BYTES:
+                continue
+            gone.add(id(op))
+            leaves.append(op)
+        for op in reversed(leaves):
+            b = Builder.before(op)
+            new_values = [self._materialize(b, self.known[r], r.type) for r in op.results]
+            for old, new in zip(op.results, new_values):
+                old.replace_all_uses_with(new)
+                self.known[new] = self.known[old]
+        for op, _ in reversed(self.pending):
+            if id(op) in gone and op.parent is not None and not any(r.uses for r in op.results):
+                operands = list(op.operands)
+                op.erase()
+                _erase_dead_leaves(operands)
+                self.folded += 1
+        self.pending = []
 
     @staticmethod
     def _materialize(b: Builder, arr: np.ndarray, t: T.TensorType) -> Value:
@@ -148,6 +184,32 @@ class _Folder:
                 "operandSegmentSizes": DenseArrayAttr(T.i32, (1, 1))},
                 regions=[L.build_named_region("fill", [et], [et], {})]).result
         return b.create("arith.constant", [], [t], {"value": attr}).result
+
+
+def is_metadata_leaf(op: Operation) -> bool:
+    """Ops never materialized as the leaf of a constant tree, as IREE's hoistable-op policy
+    (GlobalOptimization/Interfaces/HoistableOpInterface.cpp) decides: reshapes and empties
+    only re-describe data, and an op that only broadcasts (all loops parallel, the payload a
+    bare ``linalg.yield``, an input map dropping dims or reading a unit dim at 0) is cheaper fused into its consumer than
+    stored expanded. Evaluated as part of a larger tree they still fold."""
+    if op.name in ("tensor.expand_shape", "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
+                   "tensor.empty", "linalg.broadcast"):
+        return True
+    if op.name != "linalg.generic":
+        return False
+    if any(it != L.PARALLEL for it in L.iterator_types(op)) or L.payload(op).ops[0].name != "linalg.yield":
+        return False
+    maps = L.indexing_maps(op)[:len(L.inputs(op))]
+    return any(m.is_projected_permutation() and (m.num_dims != len(m.results) or not all(
+        isinstance(e, AffineDim) for e in m.results)) for m in maps)
+
+
+def _fuses_into(user: Operation, v: Value) -> bool:
+    """Whether ``user`` reads ``v`` only as an input of an all-parallel structured op, which
+    elementwise fusion folds it into (an init, a contraction or a return keeps it a tensor)."""
+    if not L.is_linalg_structured(user) or any(it != L.PARALLEL for it in L.iterator_types(user)):
+        return False
+    return v in L.inputs(user) and v not in L.outputs(user)
 
 
 def _erase_dead_leaves(values: List[Value]) -> None:
@@ -171,7 +233,7 @@ def _fold_block_ops(folder: _Folder, op: Operation) -> None:
             for inner in list(blk.ops):
                 if inner.parent is None:
                     continue
-                if not folder.try_fold(inner) and inner.regions and not L.is_linalg_structured(inner) \
+                if not folder.try_evaluate(inner) and inner.regions and not L.is_linalg_structured(inner) \
                         and inner.name != "tensor.pad":
                     _fold_block_ops(folder, inner)
 
@@ -201,6 +263,7 @@ class ConstEvalJitGlobalsPass(Pass):
         folder = _Folder(resources)
         for f in defined_functions(module):
             _fold_block_ops(folder, f)
+            folder.apply()
         if folder.folded:
             _drop_unused_resources(module)
         if ctx is not None:
