@@ -16,9 +16,11 @@ Numerics follow :mod:`ireec.emitc.arith_to_c`: f32 arithmetic in float32, f16/bf
 to their type after each op (numpy's float16 and ml_dtypes' bfloat16 compute each op in
 float32 and round), signless integers wrap (two's complement), integer division never traps
 (a zero divisor, or -1 under the most negative dividend, divides by 1), shifts past the width
-give the C template's result. Element types without an exact numpy model (sub-byte integers,
+give the C template's result, i1 is the C's 0/1 byte (so ``maxsi``/``cmpi slt`` on i1 order
+false before true, as the C does). Element types without an exact numpy model (sub-byte integers,
 8-bit and smaller floats, complex) and ops outside :data:`SCALAR_OPS` are not evaluated: the
-evaluator answers None and the op is left to run.
+evaluator raises :class:`Unsupported` and the op is left to run. ``math.fma`` is computed in
+float64 and rounded once more (C's ``fmaf`` rounds once; the two differ only in rare ties).
 
 Values are numpy arrays in the *evaluation dtype* of their element type (:func:`eval_dtype`);
 a splat is a zero-strided ``np.broadcast_to`` view and results computed only from splats stay
@@ -33,9 +35,9 @@ import ml_dtypes
 import numpy as np
 
 from ...dialects import linalg as L
-from ...dialects.tensor import K_DYNAMIC, reassociation
+from ...dialects.tensor import K_DYNAMIC
 from ...ir import types as T
-from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap, AffineSymbol
+from ...ir.affine import AffineConst, AffineDim, AffineExpr, AffineMap, AffineSymbol
 from ...ir.attributes import DenseElementsAttr, DenseResourceAttr, FloatAttr, IntegerAttr
 from ...ir.core import Operation, Value
 
@@ -212,11 +214,7 @@ _CMPI = {
 
 def _cmp(table):
     def run(op, a, b):
-        pred = op.attributes["predicate"].value
-        if table is _CMPI and a.dtype == np.bool_ and pred in (2, 3, 4, 5):
-            # signed i1: true is -1
-            a, b = -a.astype(np.int8), -b.astype(np.int8)
-        return table[pred](a, b)
+        return table[op.attributes["predicate"].value](a, b)
     return run
 
 
@@ -261,7 +259,7 @@ SCALAR_OPS: Dict[str, Callable] = {
     "arith.muli": _bool_aware(np.multiply, np.logical_and),
     "arith.andi": _binary(np.bitwise_and), "arith.ori": _binary(np.bitwise_or),
     "arith.xori": _binary(np.bitwise_xor),
-    "arith.maxsi": _bool_aware(np.maximum, np.logical_and), "arith.minsi": _bool_aware(np.minimum, np.logical_or),
+    "arith.maxsi": _binary(np.maximum), "arith.minsi": _binary(np.minimum),
     "arith.maxui": lambda op, a, b: np.where(_unsigned(a) > _unsigned(b), a, b),
     "arith.minui": lambda op, a, b: np.where(_unsigned(a) < _unsigned(b), a, b),
     "arith.divsi": _int_div("divsi"), "arith.remsi": _int_div("remsi"),

@@ -48,10 +48,9 @@ MAX_RESULT_BYTES = 64 << 20
 #: Most bytes a folded op may add to the constant data (result minus the non-splat constant
 #: operands it replaces): IREE's const-expr max size increase threshold (1 MiB).
 MAX_SIZE_INCREASE_BYTES = 1 << 20
-#: Ops never folded on their own: cheap leaves that dispatch formation clones.
+#: Constant sources never folded themselves (fills, splats and empties are cheap and cloned
+#: into dispatches); erased when folding leaves them unused.
 _LEAVES = {"linalg.fill", "tensor.splat", "tensor.empty", "arith.constant"}
-#: Ops erased when folding leaves them unused.
-_PURE_LEAVES = {"linalg.fill", "tensor.splat", "tensor.empty", "arith.constant"}
 
 
 def _nbytes(a: np.ndarray) -> int:
@@ -190,8 +189,8 @@ def is_metadata_leaf(op: Operation) -> bool:
     """Ops never materialized as the leaf of a constant tree, as IREE's hoistable-op policy
     (GlobalOptimization/Interfaces/HoistableOpInterface.cpp) decides: reshapes and empties
     only re-describe data, and an op that only broadcasts (all loops parallel, the payload a
-    bare ``linalg.yield``, an input map dropping dims or reading a unit dim at 0) is cheaper fused into its consumer than
-    stored expanded. Evaluated as part of a larger tree they still fold."""
+    bare ``linalg.yield``, an input map dropping dims or reading a unit dim at 0) is cheaper
+    fused into its consumer than stored expanded. Inside a larger tree they still fold."""
     if op.name in ("tensor.expand_shape", "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
                    "tensor.empty", "linalg.broadcast"):
         return True
@@ -217,7 +216,7 @@ def _erase_dead_leaves(values: List[Value]) -> None:
     while work:
         v = work.pop()
         op = v.owner
-        if not isinstance(op, Operation) or op.parent is None or op.name not in _PURE_LEAVES:
+        if not isinstance(op, Operation) or op.parent is None or op.name not in _LEAVES:
             continue
         if any(r.uses for r in op.results):
             continue
