@@ -8,6 +8,7 @@ from typing import List, Tuple, Type
 
 from .abi.wrap_entry_points import WrapEntryPointsPass
 from .common.linalg_generalize_named_ops import LinalgGeneralizeNamedOpsPass
+from .flow.consteval_jit_globals import ConstEvalJitGlobalsPass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
@@ -61,6 +62,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # abi: the public calling convention.
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.
+    ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
     ("flow", FormDispatchRegionsPass, "roots (matmul, conv, reductions, then the rest) with their fusable consumers and cloned fills/empties become dispatch regions"),
     ("flow", OutlineDispatchRegionsPass, "dispatch regions become flow.executables called by flow.dispatch"),

@@ -1,0 +1,85 @@
+"""Compile-time constant evaluation (``iree-consteval-jit-globals``) on the real models of
+../shared/models: no dispatch of any compiling model reads only constants, and the torch-mlir
+MLP (whose weights torch-mlir transposes at run time) keeps only its three real dispatches and
+an arena holding activations alone."""
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from ireec.compiler import compile_file, compile_module
+from ireec.frontend.parser import parse_file
+from ireec.ir.core import Operation, Value
+
+from .common import shared_path
+from .models import STATUS_FILE, model_files, read_status, rel
+
+MODELS = model_files()
+STATUS = read_status()
+#: Host ops that only re-type a value: a constant seen through them is still a constant.
+_VIEWS = {"flow.tensor.reshape", "flow.tensor.bitcast", "tensor.cast"}
+
+
+def _is_constant(v: Value) -> bool:
+    op = v.owner
+    while isinstance(op, Operation) and op.name in _VIEWS:
+        op = op.operands[0].owner
+    return isinstance(op, Operation) and op.name == "arith.constant"
+
+
+def constant_only_dispatches(module: Operation) -> List[str]:
+    """The entry points of the ``flow.dispatch`` ops of ``module`` (at the flow phase) whose
+    operands all come from constants (a dispatch without operands included)."""
+    return [str(d.attributes.get("entry_point")) for d in module.walk()
+            if d.name == "flow.dispatch" and all(_is_constant(v) for v in d.operands)]
+
+
+def flow_module(path) -> Operation:
+    module = parse_file(str(path))
+    compile_module(module, str(path), compile_to="flow")
+    return module
+
+
+@pytest.mark.parametrize("path", MODELS or [None], ids=[rel(p) for p in MODELS] or ["absent"])
+def test_no_dispatch_reads_only_constants(path):
+    if path is None:
+        pytest.skip("../shared/models is not present")
+    row = STATUS.get(rel(path))
+    assert row is not None, f"{rel(path)} is a new model file: add its row to {STATUS_FILE.name}"
+    if row[0] != "pass":
+        pytest.skip(f"{rel(path)} is {row[0]} in {STATUS_FILE.name}: {row[1]}")
+    assert constant_only_dispatches(flow_module(path)) == []
+
+
+def test_torch_mlir_mlp_has_three_dispatches_and_a_small_arena():
+    """Both weight transposes are constants now: matmul+bias+relu, matmul+bias, softmax."""
+    path = shared_path("models", "torch_mlir", "mlp", "mlp.const.linalg.mlir")
+    module = flow_module(path)
+    assert sum(1 for op in module.walk() if op.name == "flow.dispatch") == 3
+    assert not any(op.name == "linalg.transpose" for op in module.walk())
+    report = compile_file(str(path), compile_to="stream").report
+    assert report["consteval_folded_ops"] == 2
+    assert report["functions"]["main"]["arena_bytes"] <= 16 * 1024
+
+
+def test_the_check_sees_a_constant_only_dispatch(tmp_path):
+    """The detector itself: a transpose of a constant weight, compiled without the pass, is a
+    dispatch reading only constants."""
+    from ireec.passes import pipeline
+
+    src = tmp_path / "t.mlir"
+    src.write_text("""
+func.func @f() -> tensor<4x3xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 1.0, 2.0, 3.0]]> : tensor<3x4xf32>
+  %e = tensor.empty() : tensor<4x3xf32>
+  %t = linalg.transpose ins(%w : tensor<3x4xf32>) outs(%e : tensor<4x3xf32>) permutation = [1, 0]
+  return %t : tensor<4x3xf32>
+}""")
+    assert constant_only_dispatches(flow_module(src)) == []
+    saved = list(pipeline.PIPELINE)
+    try:
+        pipeline.PIPELINE[:] = [r for r in saved if r[1].name != "iree-consteval-jit-globals"]
+        assert len(constant_only_dispatches(flow_module(src))) == 1
+    finally:
+        pipeline.PIPELINE[:] = saved
