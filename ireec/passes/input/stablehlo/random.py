@@ -16,7 +16,16 @@ Both are stateless functions of the element position, computed in one
   ``n`` produces output words ``4n .. 4n+3`` of the flattened result (32-bit results;
   64-bit results pair them as ``w0 | w1 << 32`` and ``w2 | w3 << 32``). The new state
   adds the number of counters used, stored back as IREE does (``s[2]`` low word, ``s[3]``
-  high word; ``s[1]`` for 2xi64). THREE_FRY is not supported.
+  high word; ``s[1]`` for 2xi64).
+* THREE_FRY is Threefry-2x32 with 20 rounds (same paper; XLA's ``ThreeFry2x32``: rotations
+  13 15 26 6 17 29 16 24, key schedule ``k0, k1, k0 ^ k1 ^ 0x1BD11BDA`` injected every 4
+  rounds with the injection count added to word 1), same key and counter base as PHILOX.
+  Counter ``n`` gives two words. 64-bit results: element ``n`` is ``w0 | w1 << 32`` of
+  counter ``n``. Narrower results follow XLA's (and IREE's) split: the first even
+  dimension ``h`` of the result (else the largest one) is halved (rounded up); counter
+  ``n`` is the row-major position in that halved shape, and its two words fill positions
+  ``2i`` and ``2i + 1`` along ``h`` (the surplus of an odd extent is dropped). Checked
+  against the Random123 known-answer vector and against XLA's values in IREE's e2e test.
 """
 from __future__ import annotations
 
@@ -157,12 +166,97 @@ def _key_and_base(p: Payload, state: Value, kind: str):
     return k0, k1, s1
 
 
+_TF_ROTATIONS = (13, 15, 26, 6, 17, 29, 16, 24)
+_TF_PARITY = 0x1BD11BDA
+
+
+def threefry2x32(p: Payload, k0: Value, k1: Value, counter: Value) -> List[Value]:
+    """The two i32 output words of Threefry-2x32-20 for i64 ``counter`` (words: low, high)
+    and key (``k0``, ``k1``); see the module docstring for the schedule."""
+    sb = p.sb
+
+    def add(a, c):
+        return sb.op("arith.addi", [a, c], T.i32)
+
+    def rotl(v, r):
+        return sb.op("arith.ori", [sb.op("arith.shli", [v, p.const(r, T.i32)], T.i32),
+                                   sb.op("arith.shrui", [v, p.const(32 - r, T.i32)], T.i32)], T.i32)
+
+    k2 = sb.op("arith.xori", [sb.op("arith.xori", [k0, k1], T.i32), p.const(_TF_PARITY, T.i32)], T.i32)
+    ks = (k0, k1, k2)
+    x0 = add(sb.op("arith.trunci", [counter], T.i32), k0)
+    x1 = add(sb.op("arith.trunci", [sb.op("arith.shrui", [counter, p.const(32, T.i64)], T.i64)], T.i32), k1)
+    for i in range(5):
+        for j in range(4):
+            x0 = add(x0, x1)
+            x1 = sb.op("arith.xori", [rotl(x1, _TF_ROTATIONS[(4 * i) % 8 + j]), x0], T.i32)
+        x0 = add(x0, ks[(i + 1) % 3])
+        x1 = add(add(x1, ks[(i + 2) % 3]), p.const(i + 1, T.i32))
+    return [x0, x1]
+
+
+def _threefry_split(shape) -> tuple:
+    """(halved dimension, counters used) of XLA's layout for results of 32 bits or less."""
+    if not shape:
+        return None, 1
+    h = next((i for i, d in enumerate(shape) if d % 2 == 0), max(range(len(shape)), key=lambda i: (shape[i], -i)))
+    n = 1
+    for i, d in enumerate(shape):
+        n *= (d + 1) // 2 if i == h else d
+    return h, n
+
+
+def _philox_words(p, k0, k1, base, flat, et, shape):
+    per = 2 if et.width == 64 else 4
+    ctr = p.sb.op("arith.index_cast", [p.sb.op("arith.divui", [flat, p.const(per)], T.index)], T.i64)
+    which = p.sb.op("arith.remui", [flat, p.const(per)], T.index)
+    words = philox4x32(p, k0, k1, p.sb.op("arith.addi", [ctr, base], T.i64))
+    if per == 2:
+        words = [_fuse(p, words[0], words[1]), _fuse(p, words[2], words[3])]
+    return words, which
+
+
+def _threefry_words(p, k0, k1, base, flat, et, shape):
+    sb = p.sb
+    if et.width == 64:
+        w = threefry2x32(p, k0, k1, sb.op("arith.addi", [sb.op("arith.index_cast", [flat], T.i64), base], T.i64))
+        return [_fuse(p, w[0], w[1])], p.const(0)
+    h, _ = _threefry_split(shape)
+    if h is None:
+        return threefry2x32(p, k0, k1, base), p.const(0)
+    # Position in the shape whose dimension h is halved (rounded up).
+    pos = p.const(0)
+    for d, n in enumerate(shape):
+        i = p.loop(d)
+        if d == h:
+            i = sb.op("arith.divui", [i, p.const(2)], T.index)
+            n = (n + 1) // 2
+        pos = p.add(p.mul(pos, p.const(n)), i)
+    ctr = sb.op("arith.addi", [sb.op("arith.index_cast", [pos], T.i64), base], T.i64)
+    return threefry2x32(p, k0, k1, ctr), sb.op("arith.remui", [p.loop(h), p.const(2)], T.index)
+
+
+def _count(alg: str, et: T.IntegerType, shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    if alg == "THREE_FRY":
+        return n if et.width == 64 else _threefry_split(shape)[1]
+    per = 2 if et.width == 64 else 4
+    return (n + per - 1) // per
+
+
+_WORDS = {"PHILOX": _philox_words, "DEFAULT": _philox_words, "THREE_FRY": _threefry_words}
+
+
 def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
-    """``stablehlo.rng_bit_generator`` with PHILOX/DEFAULT (see the module docstring);
-    state ``tensor<4x(u)i32>`` or ``tensor<2x(u)i64>``, 8- to 64-bit integer results."""
+    """``stablehlo.rng_bit_generator`` with PHILOX/DEFAULT or THREE_FRY (see the module
+    docstring); state ``tensor<4x(u)i32>`` or ``tensor<2x(u)i64>``, 8- to 64-bit integer
+    results (other element types: CompileError at the op)."""
     state = op.operands[0]
     alg = shlo.rng_algorithm(op)
-    if alg not in ("PHILOX", "DEFAULT"):
+    words_of = _WORDS.get(alg)
+    if words_of is None:
         raise CompileError(f"'stablehlo.rng_bit_generator' algorithm {alg} is not supported", op.loc)
     s_shape = static_shape(state, op, "the state")
     s_et = state.type.element_type
@@ -177,12 +271,9 @@ def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
     shape = static_shape(op.results[1], op, "the result")
     et = out_t.element_type
     if not isinstance(et, T.IntegerType) or et.width not in (8, 16, 32, 64):
-        raise CompileError(f"'stablehlo.rng_bit_generator' result {out_t} is not supported", op.loc)
-    n = 1
-    for d in shape:
-        n *= d
-    per = 2 if et.width == 64 else 4
-    count = (n + per - 1) // per
+        raise CompileError(f"'stablehlo.rng_bit_generator' result {out_t} is not supported "
+                           "(8- to 64-bit integers)", op.loc)
+    count = _count(alg, et, shape)
     rank = len(shape)
 
     def body(sb, args):
@@ -193,13 +284,9 @@ def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
             flat = p.add(flat, p.mul(p.loop(d), p.const(stride)))
             stride *= shape[d]
         k0, k1, base = _key_and_base(p, state, kind)
-        ctr = sb.op("arith.index_cast", [sb.op("arith.divui", [flat, p.const(per)], T.index)], T.i64)
-        which = sb.op("arith.remui", [flat, p.const(per)], T.index)
-        words = philox4x32(p, k0, k1, sb.op("arith.addi", [ctr, base], T.i64))
-        if per == 2:
-            words = [_fuse(p, words[0], words[1]), _fuse(p, words[2], words[3])]
+        words, which = words_of(p, k0, k1, base, flat, et, shape)
         v = words[-1]
-        for i in reversed(range(per - 1)):
+        for i in reversed(range(len(words) - 1)):
             v = p.select(p.cmp("eq", which, p.const(i)), words[i], v)
         sl = T.IntegerType(et.width)
         if v.type != sl:
