@@ -107,3 +107,191 @@ def test_threefry_layouts(st, rt, shape, width):
         np.testing.assert_array_equal(np.asarray(ns).view(np.uint32)[2:], [new_base & _M32, new_base >> 32])
     else:
         assert int(np.asarray(ns).view(np.uint64)[1]) == new_base
+
+
+# ----------------------------------------------------------------------- TOSA bit operators
+_TOSA_BITS = """
+func.func @clz32(%a: tensor<6xi32>) -> tensor<6xi32> {
+  %0 = tosa.clz %a : (tensor<6xi32>) -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}
+func.func @clz8(%a: tensor<6xi8>) -> tensor<6xi8> {
+  %0 = tosa.clz %a : (tensor<6xi8>) -> tensor<6xi8>
+  return %0 : tensor<6xi8>
+}
+func.func @bits16(%a: tensor<6xi16>, %b: tensor<6xi16>) -> (tensor<6xi16>, tensor<6xi16>, tensor<6xi16>, tensor<6xi16>) {
+  %0 = tosa.bitwise_and %a, %b : (tensor<6xi16>, tensor<6xi16>) -> tensor<6xi16>
+  %1 = tosa.bitwise_or %a, %b : (tensor<6xi16>, tensor<6xi16>) -> tensor<6xi16>
+  %2 = tosa.bitwise_xor %a, %b : (tensor<6xi16>, tensor<6xi16>) -> tensor<6xi16>
+  %3 = tosa.bitwise_not %a : (tensor<6xi16>) -> tensor<6xi16>
+  return %0, %1, %2, %3 : tensor<6xi16>, tensor<6xi16>, tensor<6xi16>, tensor<6xi16>
+}
+func.func @shifts8(%a: tensor<6xi8>, %s: tensor<6xi8>) -> (tensor<6xi8>, tensor<6xi8>, tensor<6xi8>, tensor<6xi8>) {
+  %0 = tosa.logical_left_shift %a, %s : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi8>
+  %1 = tosa.logical_right_shift %a, %s : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi8>
+  %2 = tosa.arithmetic_right_shift %a, %s {round = false} : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi8>
+  %3 = tosa.arithmetic_right_shift %a, %s {round = true} : (tensor<6xi8>, tensor<6xi8>) -> tensor<6xi8>
+  return %0, %1, %2, %3 : tensor<6xi8>, tensor<6xi8>, tensor<6xi8>, tensor<6xi8>
+}
+func.func @shifts32(%a: tensor<6xi32>, %s: tensor<6xi32>) -> (tensor<6xi32>, tensor<6xi32>, tensor<6xi32>) {
+  %0 = tosa.logical_left_shift %a, %s : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %1 = tosa.logical_right_shift %a, %s : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  %2 = tosa.arithmetic_right_shift %a, %s {round = true} : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  return %0, %1, %2 : tensor<6xi32>, tensor<6xi32>, tensor<6xi32>
+}
+func.func @mul_shift(%a: tensor<5xi32>, %b: tensor<5xi32>) -> tensor<5xi32> {
+  %s = "tosa.const"() <{values = dense<1> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.mul %a, %b, %s : (tensor<5xi32>, tensor<5xi32>, tensor<1xi8>) -> tensor<5xi32>
+  return %0 : tensor<5xi32>
+}
+func.func @intdiv(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xi32> {
+  %0 = tosa.intdiv %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}
+"""
+
+
+def _clz_ref(x: np.ndarray, width: int) -> np.ndarray:
+    u = x.astype(np.int64) & ((1 << width) - 1)
+    return np.array([width - int(v).bit_length() for v in u])
+
+
+def _ars_ref(a, s, width, rnd):
+    """TOSA 1.0 ARITHMETIC_RIGHT_SHIFT: a >> s, plus bit s-1 of a when round and s > 0."""
+    a64, s64 = a.astype(np.int64), s.astype(np.int64)
+    r = a64 >> s64
+    if rnd:
+        r = r + np.where(s64 > 0, (a64 >> np.maximum(s64 - 1, 0)) & 1, 0)
+    return r
+
+
+def test_tosa_bit_ops():
+    m = compile_src(_TOSA_BITS)
+    x32 = np.array([0, 1, -8, 256, 0x7FFFFFFF, -1], np.int32)
+    # clz of [0, 1, -8, 256] is [32, 31, 0, 23] (IREE's e2e test tosa_ops/clz.mlir).
+    np.testing.assert_array_equal(m.clz32(x32), _clz_ref(x32, 32))
+    np.testing.assert_array_equal(m.clz32(x32)[:4], [32, 31, 0, 23])
+    x8 = np.array([0, 1, -128, 127, 16, -1], np.int8)
+    np.testing.assert_array_equal(m.clz8(x8), _clz_ref(x8, 8))
+    a = np.array([0x7FFF, -32768, 0x1234, -1, 0, 0x5555], np.int16)
+    b = np.array([0x0F0F, -1, 0x00FF, 0x7FFF, -32768, 0x2AAA], np.int16)
+    got = m.bits16(a, b)
+    for g, e in zip(got, (a & b, a | b, a ^ b, ~a)):
+        np.testing.assert_array_equal(g, e)
+    a8 = np.array([-128, 127, -7, 5, -1, 64], np.int8)
+    s8 = np.array([1, 3, 1, 0, 7, 6], np.int8)
+    lls, lrs, ars, arsr = m.shifts8(a8, s8)
+    np.testing.assert_array_equal(lls, (a8.astype(np.int64) << s8).astype(np.int8))
+    np.testing.assert_array_equal(lrs, ((a8.astype(np.int64) & 0xFF) >> s8).astype(np.int8))
+    np.testing.assert_array_equal(ars, _ars_ref(a8, s8, 8, False))
+    np.testing.assert_array_equal(arsr, _ars_ref(a8, s8, 8, True))
+    a32 = np.array([-2147483648, 2147483647, -9, 9, 1, -1], np.int32)
+    s32 = np.array([31, 1, 1, 2, 31, 0], np.int32)
+    lls, lrs, arsr = m.shifts32(a32, s32)
+    np.testing.assert_array_equal(lls, (a32.astype(np.int64) << s32).astype(np.int32))
+    np.testing.assert_array_equal(lrs, ((a32.astype(np.int64) & 0xFFFFFFFF) >> s32).astype(np.int32))
+    np.testing.assert_array_equal(arsr, _ars_ref(a32, s32, 32, True))
+    # Rounding shift of the product: (a * b + 1) >> 1 (IREE's e2e test tosa_ops/mul_shift.mlir).
+    np.testing.assert_array_equal(m.mul_shift(np.array([1, 0, 3, 4, 4], np.int32),
+                                              np.array([5, 6, -3, 8, 8], np.int32)), [3, 0, -4, 16, 16])
+    n = np.array([7, -7, 7, -7, -2147483648, 0], np.int32)
+    d = np.array([2, 2, -2, -2, 3, 5], np.int32)
+    np.testing.assert_array_equal(m.intdiv(n, d), np.trunc(n.astype(np.float64) / d).astype(np.int32))
+
+
+# -------------------------------------------------------------------- integer edge cases
+_INT_TYPES = [("i8", np.int8), ("i16", np.int16), ("i32", np.int32), ("i64", np.int64),
+              ("ui8", np.uint8), ("ui16", np.uint16), ("ui32", np.uint32), ("ui64", np.uint64)]
+
+
+def _edge_module(et: str, lo: int, hi: int) -> str:
+    t = f"tensor<{et}>"
+    return f"""
+func.func @consts() -> tensor<2x{et}> {{
+  %0 = stablehlo.constant dense<[{lo}, {hi}]> : tensor<2x{et}>
+  return %0 : tensor<2x{et}>
+}}
+func.func @folds() -> ({t}, {t}, {t}, {t}) {{
+  %lo = stablehlo.constant dense<{lo}> : {t}
+  %hi = stablehlo.constant dense<{hi}> : {t}
+  %one = stablehlo.constant dense<1> : {t}
+  %0 = stablehlo.add %hi, %one : {t}
+  %1 = stablehlo.subtract %lo, %one : {t}
+  %2 = stablehlo.multiply %hi, %hi : {t}
+  %3 = stablehlo.negate %lo : {t}
+  return %0, %1, %2, %3 : {t}, {t}, {t}, {t}
+}}
+func.func @reduce(%a: tensor<4x{et}>) -> ({t}, {t}, {t}) {{
+  %lo = stablehlo.constant dense<{lo}> : {t}
+  %hi = stablehlo.constant dense<{hi}> : {t}
+  %one = stablehlo.constant dense<1> : {t}
+  %init = stablehlo.add %hi, %one : {t}
+  %0 = stablehlo.reduce(%a init: %lo) applies stablehlo.maximum across dimensions = [0] : (tensor<4x{et}>, {t}) -> {t}
+  %1 = stablehlo.reduce(%a init: %hi) applies stablehlo.minimum across dimensions = [0] : (tensor<4x{et}>, {t}) -> {t}
+  %2 = stablehlo.reduce(%a init: %init) applies stablehlo.add across dimensions = [0] : (tensor<4x{et}>, {t}) -> {t}
+  return %0, %1, %2 : {t}, {t}, {t}
+}}
+func.func @compare() -> (tensor<2xi1>, tensor<2xi1>) {{
+  %c = stablehlo.constant dense<[{lo}, {hi}]> : tensor<2x{et}>
+  %d = stablehlo.constant dense<[{hi}, {lo}]> : tensor<2x{et}>
+  %0 = stablehlo.compare LT, %c, %d : (tensor<2x{et}>, tensor<2x{et}>) -> tensor<2xi1>
+  %1 = stablehlo.compare GE, %c, %d : (tensor<2x{et}>, tensor<2x{et}>) -> tensor<2xi1>
+  return %0, %1 : tensor<2xi1>, tensor<2xi1>
+}}
+"""
+
+
+@pytest.mark.parametrize("et,dt", _INT_TYPES, ids=[e for e, _ in _INT_TYPES])
+def test_integer_min_max(et, dt):
+    """Each integer type's min and max through constants, folds that overflow (wrapping as
+    two's complement), reductions whose init values are the extremes (or overflowed ones)
+    and comparisons; nothing in the compiler may go through an out-of-range numpy int."""
+    info = np.iinfo(dt)
+    lo, hi = int(info.min), int(info.max)
+    m = compile_src(_edge_module(et, lo, hi))
+    np.testing.assert_array_equal(m.consts(), np.array([lo, hi], dt))
+    with np.errstate(over="ignore"):
+        exp = (dt(hi) + dt(1), dt(lo) - dt(1), dt(hi) * dt(hi), -dt(lo) if info.min < 0 else dt(0) - dt(lo))
+    for got, e in zip(m.folds(), exp):
+        assert np.asarray(got).dtype == dt and np.asarray(got) == e, (got, e)
+    x = np.array([hi, lo, 1, 2], dt)
+    with np.errstate(over="ignore"):
+        mx, mn, sm = m.reduce(x)
+        assert (mx, mn) == (hi, lo)
+        assert sm == (dt(hi) + dt(1)) + x.sum(dtype=dt)
+    lt, ge = m.compare()
+    np.testing.assert_array_equal(lt, [True, False])
+    np.testing.assert_array_equal(ge, [False, True])
+
+
+def test_i1_edges():
+    src = """func.func @f(%a: tensor<3xi1>) -> (tensor<i1>, tensor<i1>, tensor<2xi1>) {
+  %t = stablehlo.constant dense<true> : tensor<1xi1>
+  %f = stablehlo.constant dense<false> : tensor<i1>
+  %tt = stablehlo.constant dense<true> : tensor<i1>
+  %s = stablehlo.add %t, %t : tensor<1xi1>
+  %0 = stablehlo.reduce(%a init: %f) applies stablehlo.or across dimensions = [0] : (tensor<3xi1>, tensor<i1>) -> tensor<i1>
+  %1 = stablehlo.reduce(%a init: %tt) applies stablehlo.and across dimensions = [0] : (tensor<3xi1>, tensor<i1>) -> tensor<i1>
+  %c = stablehlo.concatenate %s, %t, dim = 0 : (tensor<1xi1>, tensor<1xi1>) -> tensor<2xi1>
+  return %0, %1, %c : tensor<i1>, tensor<i1>, tensor<2xi1>
+}"""
+    o, a, c = compile_src(src).f(np.array([False, True, False]))
+    assert bool(o) and not bool(a)
+    np.testing.assert_array_equal(c, [True, True])  # i1 add is or (StableHLO's boolean add)
+
+
+def test_int_array_wraps():
+    from ireec.ir import types as T
+    from ireec.ir.attributes import DenseElementsAttr, int_array, wrap_int
+
+    assert wrap_int(128, T.IntegerType(8)) == -128 and wrap_int(-129, T.IntegerType(8)) == 127
+    assert wrap_int(-1, T.IntegerType(8, "u")) == 255 and wrap_int(2, T.IntegerType(1)) == 0
+    assert wrap_int(2 ** 63, T.IntegerType(64)) == -2 ** 63
+    np.testing.assert_array_equal(int_array([128, -129, 2 ** 64 - 1, 2 ** 70 + 3], T.IntegerType(8)),
+                                  np.array([-128, 127, -1, 3], np.int8))
+    np.testing.assert_array_equal(int_array(np.array([-1, 256], np.int64), T.IntegerType(16, "u")),
+                                  np.array([65535, 256], np.uint16))
+    np.testing.assert_array_equal(int_array([8, -9], T.IntegerType(4)), np.array([-8, 7], np.int8))
+    assert str(DenseElementsAttr.splat(128, T.TensorType((4,), T.IntegerType(8)))) == "dense<-128> : tensor<4xi8>"
+    assert str(DenseElementsAttr([255, 256], T.TensorType((2,), T.IntegerType(8, "u")))) == \
+        "dense<[255, 0]> : tensor<2xui8>"

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 from typing import List, Sequence
 
-import numpy as np
 
 from ...dialects import stablehlo as shlo
 from ...ir import types as T
@@ -66,8 +65,7 @@ class _E:
 
     def const(self, x: float, t: T.TensorType = None) -> Value:
         t = t or self.t
-        arr = np.full(tuple(t.shape), x, dtype=T.numpy_dtype(t.element_type))
-        return self.b.create("stablehlo.constant", [], [t], {"value": DenseElementsAttr(arr, t)}).result
+        return self.b.create("stablehlo.constant", [], [t], {"value": DenseElementsAttr.splat(x, t)}).result
 
     def cmp(self, a: Value, c: Value, direction: str) -> Value:
         bt = T.TensorType(tuple(self.t.shape), T.i1)

@@ -99,8 +99,16 @@ def _bitwise_not(sb, x, op):
     return sb.op("arith.xori", [x, _c(sb, -1 if not is_bool(x.type) else 1, x.type)], x.type)
 
 
+def _clz(sb, x, op):
+    """Leading zero bits of an integer (TOSA ``CLZ``; 32 for 0 in i32)."""
+    if is_float(x.type) or is_bool(x.type):
+        raise fail(op, f"is only defined on integers, got {x.type}")
+    from ..stablehlo.common import _clz as clz_bits
+    return clz_bits(sb, x)
+
+
 for _name, _fn in {
-    "abs": _abs, "exp": _float_only("math.exp"), "log": _float_only("math.log"),
+    "abs": _abs, "clz": _clz, "exp": _float_only("math.exp"), "log": _float_only("math.log"),
     "floor": _float_only("math.floor"), "ceil": _float_only("math.ceil"),
     "tanh": _float_only("math.tanh"), "rsqrt": _float_only("math.rsqrt"),
     "sin": _float_only("math.sin"), "cos": _float_only("math.cos"),
