@@ -295,3 +295,20 @@ def test_int_array_wraps():
     assert str(DenseElementsAttr.splat(128, T.TensorType((4,), T.IntegerType(8)))) == "dense<-128> : tensor<4xi8>"
     assert str(DenseElementsAttr([255, 256], T.TensorType((2,), T.IntegerType(8, "u")))) == \
         "dense<[255, 0]> : tensor<2xui8>"
+
+
+# -------------------------------------------------------------------------- rng NORMAL
+def test_rng_normal_as_iree():
+    # IREE's values for a 3x5 NORMAL(0, 1) (e2e test stablehlo_ops/rng_normal.mlir, tolerance
+    # 1e-4): its compile-time Box-Muller over std::mt19937 seeded with 0.
+    src = """func.func @f(%mu: tensor<f32>, %sigma: tensor<f32>) -> tensor<3x5xf32> {
+  %shape = stablehlo.constant dense<[3, 5]> : tensor<2xi64>
+  %0 = stablehlo.rng %mu, %sigma, %shape, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}"""
+    m = compile_src(src)
+    ref = np.array([[0.570861, 0.317593, -0.726538, 1.45925, -1.59632],
+                    [-0.639956, 0.703875, -0.8801, -0.848389, -0.453391],
+                    [0.645563, 0.543174, 0.2255, 0.0809385, -1.17198]], np.float32)
+    np.testing.assert_allclose(m.f(np.float32(0), np.float32(1)), ref, atol=1e-4)
+    np.testing.assert_allclose(m.f(np.float32(2), np.float32(0.5)), 2 + 0.5 * ref, atol=1e-4)

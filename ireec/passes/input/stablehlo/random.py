@@ -1,4 +1,4 @@
-"""StableHLO → linalg patterns: rng (UNIFORM, NORMAL) and rng_bit_generator (PHILOX).
+"""StableHLO → linalg patterns: rng (UNIFORM, NORMAL) and rng_bit_generator (PHILOX, THREE_FRY).
 
 Both are stateless functions of the element position, computed in one
 ``linalg.generic`` over the result:
@@ -6,9 +6,15 @@ Both are stateless functions of the element position, computed in one
 * ``stablehlo.rng`` UNIFORM follows IREE's ``RngUniformConversion`` (so results equal
   IREE's, which the e2e tests check): a 32-bit linear congruential hash of the indices,
   ``x = 0; for each dim d: x = (x + i_d) * 1103515245 + 12345`` (wrapping), then
-  ``min + uitofp(x) * ((max - min) * 2.3283064e-10)`` (2^-32). NORMAL (which IREE does not
-  lower) uses the Box–Muller transform on two successive hash values:
-  ``mu + sigma * sqrt(-2 ln u1) * cos(2 pi u2)`` with ``u = (x + 0.5) * 2^-32``.
+  ``min + uitofp(x) * ((max - min) * 2.3283064e-10)`` (2^-32). NORMAL follows IREE's ``ExpandRngNormal`` (StableHLO preprocessing), so results equal
+  IREE's: a stateless Box–Muller transform whose uniforms are drawn at compile time from
+  ``std::mt19937`` seeded with 0 through ``std::uniform_real_distribution<double>(0, 1)``
+  (libstdc++'s ``generate_canonical``: two 32-bit draws ``(g0 + g1 * 2^32) / 2^64``),
+  rounded to f32, redrawing pairs while ``u1 <= FLT_EPSILON``. For ``N`` results (rounded up
+  to even, ``H = N / 2``) pair ``i`` gives ``m_i = sqrt(-2 log u1)``, and the flattened
+  result is ``mu + sigma * m_i * cos(2 pi u2)`` at ``i`` and ``mu + sigma * m_i *
+  sin(2 pi u2)`` at ``H + i``. numpy's legacy ``RandomState(seed)`` is the same MT19937
+  with the same integer seeding, so it supplies the raw draws.
 * ``stablehlo.rng_bit_generator`` PHILOX / DEFAULT is Philox-4x32-10 (Salmon et al.,
   "Parallel random numbers: as easy as 1, 2, 3", SC 2011) with XLA's/IREE's layout: the
   key is state words 0 and 1, the 64-bit counter base comes from the state (for
@@ -32,11 +38,13 @@ from __future__ import annotations
 import math
 from typing import List
 
+import numpy as np
+
 from ....dialects import linalg
 from ....dialects import stablehlo as shlo
 from ....ir import types as T
 from ....ir.affine import AffineMap
-from ....ir.attributes import FloatAttr
+from ....ir.attributes import DenseElementsAttr, FloatAttr
 from ....ir.core import Builder, Operation, Value
 from ....ir.diagnostics import CompileError
 from ._indexing import Payload, cast_to, empty, static_shape, tensor_of
@@ -59,8 +67,8 @@ def _lcg_hash(p: Payload, rank: int) -> Value:
 
 
 def lower_rng(op: Operation, b: Builder) -> List[Value]:
-    """``stablehlo.rng`` (float results): UNIFORM in [a, b) as IREE computes it; NORMAL
-    with mean a and standard deviation b (Box–Muller)."""
+    """``stablehlo.rng`` (float results): UNIFORM in [a, b) and NORMAL with mean a and
+    standard deviation b, both as IREE computes them (see the module docstring)."""
     a, bb = op.operands[0], op.operands[1]
     rt = op.results[0].type
     shape = static_shape(op.results[0], op, "the result")
@@ -72,6 +80,8 @@ def lower_rng(op: Operation, b: Builder) -> List[Value]:
             raise CompileError("'stablehlo.rng': a and b must be rank-0 tensors", op.loc)
     dist = shlo.rng_distribution(op)
     rank = len(shape)
+    if dist == "NORMAL":
+        return [cast_to(b, _rng_normal(op, b, a, bb, shape, et), rt)]
 
     def body(sb, args):
         p = Payload(sb)
@@ -82,23 +92,6 @@ def lower_rng(op: Operation, b: Builder) -> List[Value]:
                                          sb.constant(FloatAttr(_TWO_POW_M32, et))], et)
             u = sb.op("arith.uitofp", [x], et)
             return [sb.op("arith.addf", [sb.op("arith.mulf", [u, scale], et), lo], et)]
-        if dist == "NORMAL":
-            x2 = sb.op("arith.addi", [sb.op("arith.muli", [x, p.const(_LCG_MUL, T.i32)], T.i32),
-                                      p.const(_LCG_INC, T.i32)], T.i32)
-            half = sb.constant(FloatAttr(0.5, T.f64))
-            unit = sb.constant(FloatAttr(2.0 ** -32, T.f64))
-
-            def uniform(v):  # (v + 0.5) * 2^-32 in (0, 1), computed in f64
-                f = sb.op("arith.uitofp", [v], T.f64)
-                return sb.op("arith.mulf", [sb.op("arith.addf", [f, half], T.f64), unit], T.f64)
-
-            u1, u2 = uniform(x), uniform(x2)
-            r = sb.op("math.sqrt", [sb.op("arith.mulf", [sb.constant(FloatAttr(-2.0, T.f64)),
-                                                           sb.op("math.log", [u1], T.f64)], T.f64)], T.f64)
-            c = sb.op("math.cos", [sb.op("arith.mulf", [sb.constant(FloatAttr(2 * math.pi, T.f64)), u2],
-                                         T.f64)], T.f64)
-            z = sb.cast(sb.op("arith.mulf", [r, c], T.f64), et)
-            return [sb.op("arith.addf", [lo, sb.op("arith.mulf", [hi, z], et)], et)]
         raise CompileError(f"'stablehlo.rng' distribution {dist} is not supported", op.loc)
 
     init = empty(b, tensor_of(shape, et))
@@ -106,6 +99,63 @@ def lower_rng(op: Operation, b: Builder) -> List[Value]:
     g = linalg.build_generic([a, bb], [init], [scalar, scalar, AffineMap.identity(rank)],
                              ["parallel"] * rank, body, builder=b)
     return [cast_to(b, g.results[0], rt)]
+
+
+def normal_tables(n: int):
+    """(magnitude, trigonometric factor) f32 arrays of length ``n``: the compile-time part of
+    IREE's ``ExpandRngNormal`` (module docstring), element ``k`` of the result being
+    ``mu + sigma * mag[k] * trig[k]``."""
+    h = (n + (n & 1)) // 2
+    raw = np.random.RandomState(0)
+    eps = np.finfo(np.float32).eps
+
+    def uniforms(k):  # k pairs (u1, u2), f32
+        g = raw.randint(0, 2 ** 32, size=(k, 2, 2), dtype=np.uint32).astype(np.float64)
+        u = ((g[:, :, 0] + g[:, :, 1] * 2.0 ** 32) / 2.0 ** 64).astype(np.float32)
+        return u[:, 0], u[:, 1]
+
+    u1s, u2s = uniforms(h)
+    if np.any(u1s <= eps):  # pairs are redrawn in sequence: replay from the first rejection
+        first = int(np.argmax(u1s <= eps))
+        raw = np.random.RandomState(0)
+        u1s[first:], u2s[first:] = 0, 0
+        uniforms(first)
+        for i in range(first, h):
+            while u1s[i] <= eps:
+                a, c = uniforms(1)
+                u1s[i], u2s[i] = a[0], c[0]
+    mags = (-2.0 * np.log(u1s.astype(np.float32))).astype(np.float32)
+    angle = np.float32(2.0 * math.pi) * u2s
+    mag = np.sqrt(mags)
+    return (np.concatenate([mag, mag])[:n], np.concatenate([np.cos(angle), np.sin(angle)])[:n])
+
+
+def _rng_normal(op: Operation, b: Builder, mu: Value, sigma: Value, shape, et) -> Value:
+    n = 1
+    for d in shape:
+        n *= d
+    if n > 1 << 24:
+        raise CompileError(f"'stablehlo.rng' NORMAL with {n} elements is too large for its "
+                           "compile-time tables (at most 2^24)", op.loc)
+    mag, trig = normal_tables(n)
+    tt = tensor_of(shape, et)
+    dt = T.numpy_dtype(et)
+
+    def table(a):
+        return b.create("arith.constant", [], [tt],
+                        {"value": DenseElementsAttr(a.astype(dt).reshape(shape), tt)}).results[0]
+
+    rank = len(shape)
+
+    def body(sb, args):
+        m = sb.op("arith.mulf", [args[1], args[2]], et)
+        return [sb.op("arith.addf", [sb.op("arith.mulf", [m, args[3]], et), args[0]], et)]
+
+    scalar = AffineMap(rank, 0, ())
+    ident = AffineMap.identity(rank)
+    g = linalg.build_generic([mu, sigma, table(mag), table(trig)], [empty(b, tt)],
+                             [scalar, scalar, ident, ident, ident], ["parallel"] * rank, body, builder=b)
+    return g.results[0]
 
 
 # ------------------------------------------------------------------------ Philox
