@@ -312,3 +312,75 @@ def test_rng_normal_as_iree():
                     [0.645563, 0.543174, 0.2255, 0.0809385, -1.17198]], np.float32)
     np.testing.assert_allclose(m.f(np.float32(0), np.float32(1)), ref, atol=1e-4)
     np.testing.assert_allclose(m.f(np.float32(2), np.float32(0.5)), 2 + 0.5 * ref, atol=1e-4)
+
+
+# -------------------------------------------------------------------------------- CHLO
+_CHLO = """
+func.func @special(%x: tensor<10xf32>) -> (tensor<10xf32>, tensor<10xf32>) {
+  %0 = chlo.lgamma %x : tensor<10xf32> -> tensor<10xf32>
+  %1 = chlo.digamma %x : tensor<10xf32> -> tensor<10xf32>
+  return %0, %1 : tensor<10xf32>, tensor<10xf32>
+}
+func.func @erf_inv(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = chlo.erf_inv %x : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+func.func @conj(%re: tensor<3xf32>, %im: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %x = stablehlo.complex %re, %im : tensor<3xcomplex<f32>>
+  %0 = chlo.conj %x : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>
+  %1 = stablehlo.real %0 : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
+  %2 = stablehlo.imag %0 : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
+  return %1, %2 : tensor<3xf32>, tensor<3xf32>
+}
+func.func @like(%x: tensor<2x3xi8>) -> tensor<2x3xi8> {
+  %0 = "chlo.constant_like"(%x) {value = 200 : i32} : (tensor<2x3xi8>) -> tensor<2x3xi8>
+  return %0 : tensor<2x3xi8>
+}
+func.func @mulhi(%a: tensor<4xi32>, %b: tensor<4xi32>, %c: tensor<4xui16>, %d: tensor<4xui16>) -> (tensor<4xi32>, tensor<4xui16>) {
+  %0 = chlo.mulhi %a, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %1 = chlo.mulhi %c, %d : tensor<4xui16>, tensor<4xui16> -> tensor<4xui16>
+  return %0, %1 : tensor<4xi32>, tensor<4xui16>
+}
+"""
+
+
+def _digamma_ref(x: float) -> float:
+    """psi(x) by recurrence to x >= 10, then the asymptotic series (Abramowitz & Stegun
+    6.3.18); reflection psi(1 - x) - pi cot(pi x) below 0.5."""
+    import math
+    if x < 0.5:
+        return _digamma_ref(1 - x) - math.pi / math.tan(math.pi * x)
+    acc = 0.0
+    while x < 10:
+        acc -= 1 / x
+        x += 1
+    x2 = 1 / (x * x)
+    return acc + math.log(x) - 0.5 / x - x2 * (1 / 12 - x2 * (1 / 120 - x2 / 252))
+
+
+def test_chlo_decompositions():
+    import math
+    import statistics
+    m = compile_src(_CHLO)
+    x = np.array([0.1, 0.5, 1.0, 1.5, 2.5, 7.0, 30.0, -0.5, -2.5, -3.7], np.float32)
+    lg, dg = m.special(x)
+    np.testing.assert_allclose(lg, [math.lgamma(float(v)) for v in x], rtol=2e-5, atol=2e-5)
+    np.testing.assert_allclose(dg, [_digamma_ref(float(v)) for v in x], rtol=2e-5, atol=2e-5)
+    poles_lg, poles_dg = m.special(np.array([0, -1, -2, np.inf, 1, 2, 3, 4, 5, 6], np.float32))
+    assert np.all(np.isinf(poles_lg[:4])) and np.all(np.isnan(poles_dg[:3]))
+    p = np.array([-0.999, -0.9, -0.5, 0.0, 0.3, 0.7, 0.99999, 1.0], np.float32)
+    nd = statistics.NormalDist()
+    ref = [nd.inv_cdf((float(v) + 1) / 2) / math.sqrt(2) if abs(v) < 1 else math.inf for v in p]
+    np.testing.assert_allclose(m.erf_inv(p), ref, rtol=3e-5, atol=1e-6)
+    re, im = np.array([1, -3, 0], np.float32), np.array([2, -0.5, 0], np.float32)
+    cr, ci = m.conj(re, im)
+    np.testing.assert_array_equal(cr, re)
+    np.testing.assert_array_equal(ci, -im)
+    np.testing.assert_array_equal(m.like(np.zeros((2, 3), np.int8)), np.full((2, 3), -56, np.int8))
+    a = np.array([2 ** 31 - 1, -2 ** 31, 12345678, -7], np.int32)
+    b = np.array([2 ** 31 - 1, 3, -98765432, 5], np.int32)
+    c16 = np.array([65535, 40000, 3, 0], np.uint16)
+    d16 = np.array([65535, 50000, 7, 9], np.uint16)
+    hi32, hi16 = m.mulhi(a, b, c16, d16)
+    np.testing.assert_array_equal(hi32, ((a.astype(np.int64) * b) >> 32).astype(np.int32))
+    np.testing.assert_array_equal(hi16, ((c16.astype(np.uint64) * d16) >> 16).astype(np.uint16))

@@ -20,8 +20,13 @@ written from the CHLO op definitions (ChloOps.td):
   dimension, a stable ``stablehlo.sort`` of (values, indices) by ``GT`` on the values (ties
   keep the lower index first), then ``slice`` of the first ``k`` along that dimension.
 
-Other CHLO ops (lgamma, digamma, erf_inv, polygamma, zeta, bessel_i1e...) raise
-CompileError at their location.
+* ``lgamma``/``digamma``: the Lanczos approximation (g = 7, 9 terms) and its derivative, with
+  the reflection formulas below 0.5; ``erf_inv``: Giles' single-precision polynomials.
+* ``conj`` (``complex(real, -imag)``), ``constant_like`` (a splat of the operand's shape),
+  ``mulhi`` (high half of the double-width product).
+
+The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (polygamma, zeta,
+bessel_i1e, ragged_dot, scan, _asin_acos_kernel) raise CompileError at their location.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from typing import List, Sequence
 
 
 from ...dialects import stablehlo as shlo
+from ...dialects.chlo import BROADCAST_BINARY
 from ...ir import types as T
 from ...ir.affine import AffineMap
 from ...ir.attributes import BoolAttr, DenseArrayAttr, DenseElementsAttr, IntegerAttr
@@ -73,55 +79,184 @@ class _E:
             "comparison_direction": shlo.enum_attr("comparison_direction", direction)})
 
 
+def _square(e, x):
+    return e.op("multiply", x, x)
+
+
+def _tan(e, x):
+    return e.op("tan", x)
+
+
+def _sinh(e, x):
+    d = e.op("subtract", e.op("exponential_minus_one", x), e.op("exponential_minus_one", e.op("negate", x)))
+    return e.op("multiply", d, e.const(0.5))
+
+
+def _cosh(e, x):
+    s = e.op("add", e.op("exponential", x), e.op("exponential", e.op("negate", x)))
+    return e.op("multiply", s, e.const(0.5))
+
+
+def _asin(e, x):
+    one = e.const(1.0)
+    r = e.op("sqrt", e.op("subtract", one, e.op("multiply", x, x)))
+    return e.op("multiply", e.const(2.0), e.op("atan2", x, e.op("add", one, r)))
+
+
+def _acos(e, x):
+    one = e.const(1.0)
+    r = e.op("sqrt", e.op("multiply", e.op("subtract", one, x), e.op("add", one, x)))
+    return e.op("atan2", r, x)
+
+
+def _atan(e, x):
+    return e.op("atan2", x, e.const(1.0))
+
+
+def _asinh(e, x):
+    ax = e.op("abs", x)
+    r = e.op("sqrt", e.op("add", e.op("multiply", ax, ax), e.const(1.0)))
+    return e.op("multiply", e.op("sign", x), e.op("log", e.op("add", ax, r)))
+
+
+def _acosh(e, x):
+    one = e.const(1.0)
+    r = e.op("sqrt", e.op("multiply", e.op("add", x, one), e.op("subtract", x, one)))
+    return e.op("log", e.op("add", x, r))
+
+
+def _atanh(e, x):
+    d = e.op("subtract", e.op("log_plus_one", x), e.op("log_plus_one", e.op("negate", x)))
+    return e.op("multiply", d, e.const(0.5))
+
+
+def _is_inf(e, x):
+    return e.cmp(e.op("abs", x), e.const(math.inf), "EQ")
+
+
+def _is_pos_inf(e, x):
+    return e.cmp(x, e.const(math.inf), "EQ")
+
+
+def _is_neg_inf(e, x):
+    return e.cmp(x, e.const(-math.inf), "EQ")
+
+
+# Lanczos approximation with g = 7 and 9 coefficients (the published double-precision set:
+# Numerical Recipes, 3rd ed., 6.1; also the one XLA uses), valid for x >= 0.5.
+_LANCZOS_G = 7.0
+_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+            -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+            1.5056327351493116e-7)
+
+
+def _lanczos_parts(e, x):
+    """For ``z = x - 1`` (x >= 0.5): (t = z + g + 0.5, a = c0 + sum c_i / (z + i),
+    a' = -sum c_i / (z + i)^2)."""
+    z = e.op("subtract", x, e.const(1.0))
+    a = e.const(_LANCZOS[0])
+    da = e.const(0.0)
+    for k, c in enumerate(_LANCZOS[1:], start=1):
+        zk = e.op("add", z, e.const(float(k)))
+        q = e.op("divide", e.const(c), zk)
+        a = e.op("add", a, q)
+        da = e.op("subtract", da, e.op("divide", q, zk))
+    t = e.op("add", z, e.const(_LANCZOS_G + 0.5))
+    return z, t, a, da
+
+
+def _reflect(e, x):
+    """(x < 0.5, the reflected argument 1 - x for those, x otherwise; sin(pi x) computed
+    on the fractional part of x for accuracy)."""
+    small = e.cmp(x, e.const(0.5), "LT")
+    y = e.op("select", small, e.op("subtract", e.const(1.0), x), x)
+    frac = e.op("subtract", x, e.op("floor", x))
+    return small, y, frac
+
+
+def _lgamma(e, x):
+    """log|Gamma(x)|: Lanczos for x >= 0.5, the reflection ``log(pi / |sin(pi x)|) -
+    lgamma(1 - x)`` below; +inf at the poles (non-positive integers) and at ±inf."""
+    small, y, frac = _reflect(e, x)
+    z, t, a, _ = _lanczos_parts(e, y)
+    lg = e.op("add", e.op("subtract", e.op("multiply", e.op("add", z, e.const(0.5)), e.op("log", t)), t),
+              e.op("add", e.op("log", a), e.const(0.5 * math.log(2 * math.pi))))
+    sin_pi = e.op("abs", e.op("sine", e.op("multiply", frac, e.const(math.pi))))
+    refl = e.op("subtract", e.op("subtract", e.const(math.log(math.pi)), e.op("log", sin_pi)), lg)
+    r = e.op("select", small, refl, lg)
+    inf = e.const(math.inf)
+    pole = e.op("and", e.cmp(frac, e.const(0.0), "EQ"), e.cmp(x, e.const(0.0), "LE"),
+                t=T.TensorType(tuple(e.t.shape), T.i1))
+    r = e.op("select", pole, inf, r)
+    return e.op("select", e.cmp(e.op("abs", x), inf, "EQ"), inf, r)
+
+
+def _digamma(e, x):
+    """psi(x) = d/dx lgamma(x): the Lanczos derivative ``log t - g / t + a' / a`` for
+    x >= 0.5, the reflection ``psi(1 - x) - pi / tan(pi x)`` below; NaN at the poles."""
+    small, y, frac = _reflect(e, x)
+    _, t, a, da = _lanczos_parts(e, y)
+    d = e.op("add", e.op("subtract", e.op("log", t), e.op("divide", e.const(_LANCZOS_G), t)),
+             e.op("divide", da, a))
+    tan_pi = e.op("tan", e.op("multiply", frac, e.const(math.pi)))
+    refl = e.op("subtract", d, e.op("divide", e.const(math.pi), tan_pi))
+    r = e.op("select", small, refl, d)
+    pole = e.op("and", e.cmp(frac, e.const(0.0), "EQ"), e.cmp(x, e.const(0.0), "LE"),
+                t=T.TensorType(tuple(e.t.shape), T.i1))
+    return e.op("select", pole, e.const(math.nan), r)
+
+
+# Giles, "Approximating the erfinv function", GPU Computing Gems (2011): single-precision
+# polynomials in w = -log((1 - x)(1 + x)), for w < 5 (in w - 2.5) and w >= 5 (in sqrt(w) - 3).
+_ERFINV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                   -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _erf_inv(e, x):
+    """Inverse error function (Giles' approximation, above); ±inf at ±1, NaN outside."""
+    one = e.const(1.0)
+    w = e.op("negate", e.op("log", e.op("multiply", e.op("subtract", one, x), e.op("add", one, x))))
+
+    def poly(coeffs, v):
+        p = e.const(coeffs[0])
+        for c in coeffs[1:]:
+            p = e.op("add", e.op("multiply", p, v), e.const(c))
+        return p
+
+    central = poly(_ERFINV_CENTRAL, e.op("subtract", w, e.const(2.5)))
+    tail = poly(_ERFINV_TAIL, e.op("subtract", e.op("sqrt", w), e.const(3.0)))
+    r = e.op("multiply", e.op("select", e.cmp(w, e.const(5.0), "LT"), central, tail), x)
+    at_one = e.cmp(e.op("abs", x), one, "EQ")
+    return e.op("select", at_one, e.op("multiply", x, e.const(math.inf)), r)
+
+
+# Elementwise CHLO ops expanded into StableHLO expressions: {op: fn(_E, operand) -> value}.
+UNARY_EXPANSIONS = {
+    "chlo.square": _square, "chlo.tan": _tan, "chlo.sinh": _sinh, "chlo.cosh": _cosh,
+    "chlo.asin": _asin, "chlo.acos": _acos, "chlo.atan": _atan, "chlo.asinh": _asinh,
+    "chlo.acosh": _acosh, "chlo.atanh": _atanh, "chlo.is_inf": _is_inf,
+    "chlo.is_pos_inf": _is_pos_inf, "chlo.is_neg_inf": _is_neg_inf, "chlo.lgamma": _lgamma,
+    "chlo.digamma": _digamma, "chlo.erf_inv": _erf_inv,
+}
+
+
 def _unary(op: Operation, b: Builder) -> List[Value]:
     x = op.operands[0]
+    return [UNARY_EXPANSIONS[op.name](_E(b, _tt(x)), x)]
+
+
+def _libm_unary(op: Operation, b: Builder) -> List[Value]:
+    """``erf``/``erfc``: one ``linalg.generic`` applying the ``math`` op of the same name."""
+    from ...dialects.linalg import build_generic
+    x = op.operands[0]
     t = _tt(op.results[0])
-    e = _E(b, _tt(x))
     n = op.name.split(".", 1)[1]
-    if n == "square":
-        return [e.op("multiply", x, x)]
-    if n == "tan":
-        return [e.op("tan", x)]
-    if n == "sinh":
-        d = e.op("subtract", e.op("exponential_minus_one", x),
-                 e.op("exponential_minus_one", e.op("negate", x)))
-        return [e.op("multiply", d, e.const(0.5))]
-    if n == "cosh":
-        s = e.op("add", e.op("exponential", x), e.op("exponential", e.op("negate", x)))
-        return [e.op("multiply", s, e.const(0.5))]
-    if n == "asin":
-        one = e.const(1.0)
-        r = e.op("sqrt", e.op("subtract", one, e.op("multiply", x, x)))
-        return [e.op("multiply", e.const(2.0), e.op("atan2", x, e.op("add", one, r)))]
-    if n == "acos":
-        one = e.const(1.0)
-        r = e.op("sqrt", e.op("multiply", e.op("subtract", one, x), e.op("add", one, x)))
-        return [e.op("atan2", r, x)]
-    if n == "atan":
-        return [e.op("atan2", x, e.const(1.0))]
-    if n == "asinh":
-        ax = e.op("abs", x)
-        r = e.op("sqrt", e.op("add", e.op("multiply", ax, ax), e.const(1.0)))
-        return [e.op("multiply", e.op("sign", x), e.op("log", e.op("add", ax, r)))]
-    if n == "acosh":
-        one = e.const(1.0)
-        r = e.op("sqrt", e.op("multiply", e.op("add", x, one), e.op("subtract", x, one)))
-        return [e.op("log", e.op("add", x, r))]
-    if n == "atanh":
-        d = e.op("subtract", e.op("log_plus_one", x), e.op("log_plus_one", e.op("negate", x)))
-        return [e.op("multiply", d, e.const(0.5))]
-    if n in ("is_inf", "is_pos_inf", "is_neg_inf"):
-        if n == "is_inf":
-            return [e.cmp(e.op("abs", x), e.const(math.inf), "EQ")]
-        return [e.cmp(x, e.const(math.inf if n == "is_pos_inf" else -math.inf), "EQ")]
-    if n in ("erf", "erfc"):
-        from ...dialects.linalg import build_generic
-        rank = t.rank
-        out = b.create("tensor.empty", [], [t]).result
-        g = build_generic([x], [out], [AffineMap.identity(rank)] * 2, ["parallel"] * rank,
-                          lambda sb, a: [sb.op(f"math.{n}", [a[0]], t.element_type)], builder=b)
-        return g.results
-    raise CompileError(f"'{op.name}' is not supported by the CHLO legalization", op.loc)
+    out = b.create("tensor.empty", [], [t]).result
+    g = build_generic([x], [out], [AffineMap.identity(t.rank)] * 2, ["parallel"] * t.rank,
+                      lambda sb, a: [sb.op(f"math.{n}", [a[0]], t.element_type)], builder=b)
+    return g.results
 
 
 def _next_after(op: Operation, b: Builder) -> List[Value]:
@@ -201,6 +336,58 @@ def _top_k(op: Operation, b: Builder) -> List[Value]:
     return outs
 
 
+def _constant(op: Operation, b: Builder) -> List[Value]:
+    return b.create("stablehlo.constant", [], op.result_types, {"value": op.attributes["value"]}).results
+
+
+def _constant_like(op: Operation, b: Builder) -> List[Value]:
+    """``constant_like``: the ``value`` attribute splat over the operand's (static) shape."""
+    rt = _tt(op.results[0])
+    if not rt.has_static_shape:
+        raise CompileError(f"'chlo.constant_like' with a dynamic result {rt} is not supported", op.loc)
+    v = op.attributes["value"]
+    x = v.splat_value() if isinstance(v, DenseElementsAttr) else v.value
+    return [b.create("stablehlo.constant", [], [rt], {"value": DenseElementsAttr.splat(x, rt)}).result]
+
+
+def _conj(op: Operation, b: Builder) -> List[Value]:
+    """Complex conjugate: ``complex(real(x), -imag(x))``."""
+    x = op.operands[0]
+    t = _tt(x)
+    ft = T.TensorType(tuple(t.shape), t.element_type.element_type)
+    re = b.create("stablehlo.real", [x], [ft]).result
+    im = b.create("stablehlo.imag", [x], [ft]).result
+    neg = b.create("stablehlo.negate", [im], [ft]).result
+    return [b.create("stablehlo.complex", [re, neg], [t]).result]
+
+
+def _mulhi(op: Operation, b: Builder) -> List[Value]:
+    """``mulhi``: the high half of the double-width product (signedness of the element
+    type; at most 32-bit elements, the product being formed in twice the width)."""
+    x, y = op.operands
+    t = _tt(x)
+    et = t.element_type
+    if not isinstance(et, T.IntegerType) or et.width > 32:
+        raise CompileError(f"'chlo.mulhi' on {et} is not supported (integers of at most 32 bits)", op.loc)
+    wt = T.TensorType(tuple(t.shape), T.IntegerType(2 * et.width, et.signedness))
+    e = _E(b, wt)
+    p = e.op("multiply", e.op("convert", x), e.op("convert", y))
+    hi = e.op("shift_right_arithmetic" if et.signedness != "u" else "shift_right_logical", p,
+              e.const(et.width))
+    return [b.create("stablehlo.convert", [hi], [t]).result]
+
+
+PATTERNS = {
+    **{name: _unary for name in UNARY_EXPANSIONS},
+    "chlo.erf": _libm_unary, "chlo.erfc": _libm_unary,
+    "chlo.next_after": _next_after, "chlo.top_k": _top_k, "chlo.constant": _constant,
+    "chlo.constant_like": _constant_like, "chlo.conj": _conj, "chlo.mulhi": _mulhi,
+    **{f"chlo.{name}": _broadcast_op for name in BROADCAST_BINARY
+       if name not in ("broadcast_polygamma", "broadcast_zeta")},
+    "chlo.broadcast_select": _broadcast_op,
+}
+
+
 @register_pass
 class LegalizeChloPass(Pass):
     """``chlo-legalize-to-stablehlo``: CHLO ops become StableHLO (see the module docstring)."""
@@ -211,16 +398,7 @@ class LegalizeChloPass(Pass):
         for op in list(module.walk()):
             if not op.name.startswith("chlo.") or not is_attached(op, module):
                 continue
-            b = Builder.before(op)
-            if op.name.startswith("chlo.broadcast_"):
-                new = _broadcast_op(op, b)
-            elif op.name == "chlo.next_after":
-                new = _next_after(op, b)
-            elif op.name == "chlo.top_k":
-                new = _top_k(op, b)
-            elif op.name == "chlo.constant":
-                new = b.create("stablehlo.constant", [], op.result_types,
-                               {"value": op.attributes["value"]}).results
-            else:
-                new = _unary(op, b)
-            op.replace_with(new)
+            lower = PATTERNS.get(op.name)
+            if lower is None:
+                raise CompileError(f"'{op.name}' is not supported by the CHLO legalization", op.loc)
+            op.replace_with(lower(op, Builder.before(op)))
