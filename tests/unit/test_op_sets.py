@@ -384,3 +384,94 @@ def test_chlo_decompositions():
     hi32, hi16 = m.mulhi(a, b, c16, d16)
     np.testing.assert_array_equal(hi32, ((a.astype(np.int64) * b) >> 32).astype(np.int32))
     np.testing.assert_array_equal(hi16, ((c16.astype(np.uint64) * d16) >> 16).astype(np.uint16))
+
+
+# ------------------------------------------------------- StableHLO linear algebra, batch norm
+_LINALG = """
+func.func @chol(%a: tensor<2x4x4xf32>) -> (tensor<2x4x4xf32>, tensor<2x4x4xf32>) {
+  %0 = stablehlo.cholesky %a, lower = true : tensor<2x4x4xf32>
+  %1 = stablehlo.cholesky %a, lower = false : tensor<2x4x4xf32>
+  return %0, %1 : tensor<2x4x4xf32>, tensor<2x4x4xf32>
+}
+func.func @tsolve(%a: tensor<4x4xf32>, %b: tensor<4x3xf32>, %c: tensor<3x4xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<3x4xf32>, tensor<4x3xf32>) {
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %1 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = false, unit_diagonal = true, transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = "stablehlo.triangular_solve"(%a, %c) {left_side = false, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose TRANSPOSE>} : (tensor<4x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %3 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, transpose_a = #stablehlo<transpose ADJOINT>} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<3x4xf32>, tensor<4x3xf32>
+}
+func.func @bn_train(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %o: tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %0:3 = "stablehlo.batch_norm_training"(%x, %s, %o) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>
+}
+func.func @bn_grad(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>, %g: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %0:3 = "stablehlo.batch_norm_grad"(%x, %s, %m, %v, %g) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>
+}
+func.func @ids() -> (tensor<ui32>, tensor<ui32>, tensor<2xf32>) {
+  %0 = stablehlo.replica_id : tensor<ui32>
+  %1 = stablehlo.partition_id : tensor<ui32>
+  %c = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %d = stablehlo.constant dense<3> : tensor<i32>
+  %t = stablehlo.tuple %d, %c : tuple<tensor<i32>, tensor<2xf32>>
+  %e = stablehlo.get_tuple_element %t[1] : (tuple<tensor<i32>, tensor<2xf32>>) -> tensor<2xf32>
+  return %0, %1, %e : tensor<ui32>, tensor<ui32>, tensor<2xf32>
+}
+"""
+
+
+def test_cholesky_triangular_solve():
+    m = compile_src(_LINALG)
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((2, 4, 4)).astype(np.float32)
+    a = (g @ g.transpose(0, 2, 1) + 4 * np.eye(4, dtype=np.float32)).astype(np.float32)
+    lo, up = m.chol(a)
+    ref = np.linalg.cholesky(a.astype(np.float64))
+    np.testing.assert_allclose(lo, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(up, ref.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
+    # IREE's e2e test stablehlo_ops/cholesky.mlir (values from XLA).
+    a0 = np.array([[4.19151945, 0.70104229, 0.69793355, 0.73441076],
+                   [0.70104229, 4.27259261, 0.57619844, 0.7572871],
+                   [0.69793355, 0.57619844, 4.35781727, 0.43562294],
+                   [0.73441076, 0.7572871, 0.43562294, 4.56119619]], np.float32)
+    lo, _ = m.chol(np.stack([a0, a0]))
+    np.testing.assert_allclose(lo[0], [[2.0473201, 0, 0, 0], [0.34241948, 2.0384655, 0, 0],
+                                       [0.34090105, 0.22539862, 2.0471442, 0],
+                                       [0.3587181, 0.31124148, 0.11879093, 2.0788302]], rtol=1e-5, atol=1e-6)
+    t = rng.standard_normal((4, 4)).astype(np.float32) + 4 * np.eye(4, dtype=np.float32)
+    b = rng.standard_normal((4, 3)).astype(np.float32)
+    c = rng.standard_normal((3, 4)).astype(np.float32)
+    x0, x1, x2, x3 = m.tsolve(t, b, c)
+    L, U = np.tril(t).astype(np.float64), np.triu(t).astype(np.float64)
+    U1 = U - np.diag(np.diag(U)) + np.eye(4)
+    np.testing.assert_allclose(x0, np.linalg.solve(L, b), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(x1, np.linalg.solve(U1, b), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(x2, np.linalg.solve(L, c.T).T, rtol=1e-4, atol=1e-5)  # x L^T = c
+    np.testing.assert_allclose(x3, np.linalg.solve(L.T, b), rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_training_grad_ids_tuple():
+    m = compile_src(_LINALG)
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    s = np.array([0.5, 1.0, 2.0], np.float32)
+    o = np.array([0.1, -0.2, 0.3], np.float32)
+    out, mean, var = m.bn_train(x, s, o)
+    rm, rv = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
+    np.testing.assert_allclose(mean, rm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var, rv, rtol=1e-5, atol=1e-6)
+    ref = (x - rm[None, :, None]) * s[None, :, None] / np.sqrt(rv[None, :, None] + 1e-3) + o[None, :, None]
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    gy = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    gx, gs, go = m.bn_grad(x, s, rm, rv, gy)
+    # Reference: the gradient of the training-mode normalization (mean/var of the batch).
+    n = 8.0
+    xh = (x - rm[None, :, None]) / np.sqrt(rv[None, :, None] + 1e-3)
+    np.testing.assert_allclose(go, gy.sum(axis=(0, 2)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gs, (gy * xh).sum(axis=(0, 2)), rtol=1e-5, atol=1e-5)
+    ref_gx = (s / np.sqrt(rv + 1e-3))[None, :, None] / n * (
+        n * gy - gy.sum(axis=(0, 2))[None, :, None] - xh * (gy * xh).sum(axis=(0, 2))[None, :, None])
+    np.testing.assert_allclose(gx, ref_gx, rtol=1e-4, atol=1e-5)
+    rid, pid, e = m.ids()
+    assert int(rid) == 0 and int(pid) == 0
+    np.testing.assert_array_equal(e, [1.0, 2.0])
