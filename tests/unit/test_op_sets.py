@@ -475,3 +475,16 @@ def test_batch_norm_training_grad_ids_tuple():
     rid, pid, e = m.ids()
     assert int(rid) == 0 and int(pid) == 0
     np.testing.assert_array_equal(e, [1.0, 2.0])
+
+
+def test_check_positional_tolerance():
+    """The older ``check.expect_almost_eq_const(%a, dense<...>, 1.0e-4)`` form (IREE's e2e
+    rng_normal test) reads the bare number as the absolute tolerance."""
+    from ireec.frontend.parser import parse_source
+    m = parse_source("""func.func @t() {
+  %a = arith.constant dense<1.0> : tensor<2xf32>
+  check.expect_almost_eq_const(%a, dense<1.0> : tensor<2xf32>, 1.0e-2) : tensor<2xf32>
+  return
+}""")
+    op = next(o for o in m.walk() if o.name == "check.expect_almost_eq_const")
+    assert abs(op.attributes["atol"].value - 1e-2) < 1e-9 and "rtol" not in op.attributes
