@@ -488,3 +488,17 @@ def test_check_positional_tolerance():
 }""")
     op = next(o for o in m.walk() if o.name == "check.expect_almost_eq_const")
     assert abs(op.attributes["atol"].value - 1e-2) < 1e-9 and "rtol" not in op.attributes
+
+
+def test_composite_inlines_its_decomposition():
+    src = """func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.composite "my.gelu_like" %x {composite_attributes = {approximate = false}, decomposition = @dec, version = 1 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+func.func private @dec(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.multiply %a, %a : tensor<3xf32>
+  %1 = stablehlo.add %0, %a : tensor<3xf32>
+  return %1 : tensor<3xf32>
+}"""
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    np.testing.assert_array_equal(compile_src(src).f(x), x * x + x)
