@@ -502,3 +502,118 @@ func.func private @dec(%a: tensor<3xf32>) -> tensor<3xf32> {
 }"""
     x = np.array([1.0, -2.0, 0.5], np.float32)
     np.testing.assert_array_equal(compile_src(src).f(x), x * x + x)
+
+
+_CHLO_REST = """
+func.func @unary(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %0 = chlo.acosh %x : tensor<6xf32> -> tensor<6xf32>
+  %1 = chlo.atan %x : tensor<6xf32> -> tensor<6xf32>
+  %2 = chlo.cosh %x : tensor<6xf32> -> tensor<6xf32>
+  %3 = chlo.erfc %x : tensor<6xf32> -> tensor<6xf32>
+  %4 = chlo.square %x : tensor<6xf32> -> tensor<6xf32>
+  %5 = chlo.tan %x : tensor<6xf32> -> tensor<6xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
+}
+func.func @classify(%x: tensor<5xf32>) -> (tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xf32>, tensor<5xf32>) {
+  %0 = chlo.is_inf %x : tensor<5xf32> -> tensor<5xi1>
+  %1 = chlo.is_pos_inf %x : tensor<5xf32> -> tensor<5xi1>
+  %2 = chlo.is_neg_inf %x : tensor<5xf32> -> tensor<5xi1>
+  %y = chlo.constant dense<[0.0, 1.0, 2.0, 3.0, 4.0]> : tensor<5xf32>
+  %3 = chlo.next_after %y, %x : tensor<5xf32>, tensor<5xf32> -> tensor<5xf32>
+  return %0, %1, %2, %3, %y : tensor<5xi1>, tensor<5xi1>, tensor<5xi1>, tensor<5xf32>, tensor<5xf32>
+}
+func.func @bfloat(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = chlo.broadcast_atan2 %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = chlo.broadcast_divide %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %2 = chlo.broadcast_maximum %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %3 = chlo.broadcast_minimum %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %4 = chlo.broadcast_power %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %5 = chlo.broadcast_remainder %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %6 = chlo.broadcast_subtract %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+func.func @bint(%a: tensor<2x3xi32>, %b: tensor<3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3xi32>) {
+  %0 = chlo.broadcast_and %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %1 = chlo.broadcast_or %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %2 = chlo.broadcast_xor %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %3 = chlo.broadcast_shift_left %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %4 = chlo.broadcast_shift_right_arithmetic %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %5 = chlo.broadcast_shift_right_logical %a, %b : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  %6 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction LT>} : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi1>
+  %7 = chlo.broadcast_select %6, %a, %b : (tensor<2x3xi1>, tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi1>, tensor<2x3xi32>
+}
+func.func @bcomplex(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = chlo.broadcast_complex %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xcomplex<f32>>
+  %1 = stablehlo.real %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
+  %2 = stablehlo.imag %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>
+  return %1, %2 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+"""
+
+
+def test_chlo_elementwise_and_broadcasting():
+    import math
+    m = compile_src(_CHLO_REST)
+    x = np.array([1.0, 1.5, 2.0, 3.0, 0.5, 1.2], np.float32)
+    got = m.unary(x)
+    erfc = np.array([math.erfc(float(v)) for v in x])
+    with np.errstate(invalid="ignore"):  # arccosh(0.5) is NaN on both sides
+        refs = (np.arccosh(x), np.arctan(x), np.cosh(x), erfc, x * x, np.tan(x))
+    for g, e in zip(got, refs):
+        np.testing.assert_allclose(g, e.astype(np.float32), rtol=2e-6, atol=1e-6)
+    v = np.array([np.inf, -np.inf, 1.0, np.nan, 5.0], np.float32)
+    i, p, n, na, y = m.classify(v)
+    np.testing.assert_array_equal(i, np.isinf(v))
+    np.testing.assert_array_equal(p, np.isposinf(v))
+    np.testing.assert_array_equal(n, np.isneginf(v))
+    np.testing.assert_array_equal(y, [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(na, np.nextafter(y, v))
+    a = np.array([[1.0, -2.0, 3.0], [4.5, 0.5, -1.0]], np.float32)
+    b = np.array([2.0, 3.0, -1.5], np.float32)
+    refs = (np.arctan2(a, b), a / b, np.maximum(a, b), np.minimum(a, b), np.power(np.abs(a), b),
+            np.fmod(a, b), a - b)
+    got = m.bfloat(a, b)
+    for k, (g, e) in enumerate(zip(got, refs)):
+        if k == 4:  # power of negative bases with non-integer exponents is NaN in both
+            with np.errstate(invalid="ignore"):
+                e = np.power(a, b)
+        np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-6, equal_nan=True)
+    ai = np.array([[7, -8, 255], [-1, 1024, 3]], np.int32)
+    bi = np.array([1, 2, 4], np.int32)
+    got = m.bint(ai, bi)
+    refs = (ai & bi, ai | bi, ai ^ bi, ai << bi, ai >> bi,
+            ((ai.astype(np.int64) & 0xFFFFFFFF) >> bi).astype(np.int32), ai < bi, np.where(ai < bi, ai, bi))
+    for g, e in zip(got, refs):
+        np.testing.assert_array_equal(g, e)
+    re, im = m.bcomplex(a, b)
+    np.testing.assert_array_equal(re, a)
+    np.testing.assert_array_equal(im, np.broadcast_to(b, a.shape))
+
+
+def test_tosa_reductions_all_any_min_product():
+    src = """func.func @f(%a: tensor<2x3xi1>, %b: tensor<2x3xf32>) -> (tensor<1x3xi1>, tensor<2x1xi1>, tensor<1x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>) {
+  %0 = tosa.reduce_all %a {axis = 0 : i32} : (tensor<2x3xi1>) -> tensor<1x3xi1>
+  %1 = tosa.reduce_any %a {axis = 1 : i32} : (tensor<2x3xi1>) -> tensor<2x1xi1>
+  %2 = tosa.reduce_min %b {axis = 0 : i32} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+  %3 = tosa.reduce_product %b {axis = 1 : i32} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  %4 = "tosa.reduce_prod"(%b) {axis = 1 : i32} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  return %0, %1, %2, %3, %4 : tensor<1x3xi1>, tensor<2x1xi1>, tensor<1x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+}"""
+    a = np.array([[True, False, True], [True, False, False]])
+    b = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
+    al, an, mn, pr, pr2 = compile_src(src).f(a, b)
+    np.testing.assert_array_equal(al, a.all(axis=0, keepdims=True))
+    np.testing.assert_array_equal(an, a.any(axis=1, keepdims=True))
+    np.testing.assert_array_equal(mn, b.min(axis=0, keepdims=True))
+    np.testing.assert_allclose(pr, b.prod(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(pr2, b.prod(axis=1, keepdims=True), rtol=1e-6)
+
+
+def test_dynamic_iota_with_constant_shape():
+    src = """func.func @f() -> tensor<2x3xi32> {
+  %s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>
+  %0 = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}"""
+    np.testing.assert_array_equal(compile_src(src).f(), np.broadcast_to(np.arange(3, dtype=np.int32), (2, 3)))
