@@ -617,3 +617,132 @@ def test_dynamic_iota_with_constant_shape():
   return %0 : tensor<2x3xi32>
 }"""
     np.testing.assert_array_equal(compile_src(src).f(), np.broadcast_to(np.arange(3, dtype=np.int32), (2, 3)))
+
+
+# ------------------------------------------------------------------- TOSA spatial operators
+_TOSA_SPATIAL = """
+func.func @conv3d(%x: tensor<1x4x5x4x2xf32>, %w: tensor<3x2x3x2x2xf32>, %b: tensor<3xf32>) -> tensor<1x3x2x4x3xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.conv3d %x, %w, %b, %zp, %zp {acc_type = f32, dilation = array<i64: 1, 1, 1>, pad = array<i64: 0, 0, 1, 0, 1, 1>, stride = array<i64: 1, 2, 1>} : (tensor<1x4x5x4x2xf32>, tensor<3x2x3x2x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x3x2x4x3xf32>
+  return %0 : tensor<1x3x2x4x3xf32>
+}
+func.func @tconv(%x: tensor<1x3x2x2xf32>, %w: tensor<3x3x2x2xf32>, %b: tensor<3xf32>) -> tensor<1x6x4x3xf32> {
+  %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %0 = tosa.transpose_conv2d %x, %w, %b, %zp, %zp {acc_type = f32, out_pad = array<i64: 0, -1, 1, -1>, stride = array<i64: 2, 2>} : (tensor<1x3x2x2xf32>, tensor<3x3x2x2xf32>, tensor<3xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x6x4x3xf32>
+  return %0 : tensor<1x6x4x3xf32>
+}
+func.func @resize_f(%x: tensor<1x3x4x2xf32>) -> (tensor<1x5x7x2xf32>, tensor<1x5x7x2xf32>) {
+  %scale = tosa.const_shape {values = dense<[4, 2, 6, 3]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %offset = tosa.const_shape {values = dense<[-1, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %border = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.resize %x, %scale, %offset, %border {mode = NEAREST_NEIGHBOR} : (tensor<1x3x4x2xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x7x2xf32>
+  %1 = tosa.resize %x, %scale, %offset, %border {mode = BILINEAR} : (tensor<1x3x4x2xf32>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x7x2xf32>
+  return %0, %1 : tensor<1x5x7x2xf32>, tensor<1x5x7x2xf32>
+}
+func.func @resize_i(%x: tensor<1x3x4x1xi8>) -> (tensor<1x5x7x1xi8>, tensor<1x5x7x1xi32>) {
+  %scale = tosa.const_shape {values = dense<[4, 2, 6, 3]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %offset = tosa.const_shape {values = dense<[-1, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %border = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.resize %x, %scale, %offset, %border {mode = NEAREST_NEIGHBOR} : (tensor<1x3x4x1xi8>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x7x1xi8>
+  %1 = tosa.resize %x, %scale, %offset, %border {mode = BILINEAR} : (tensor<1x3x4x1xi8>, !tosa.shape<4>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x5x7x1xi32>
+  return %0, %1 : tensor<1x5x7x1xi8>, tensor<1x5x7x1xi32>
+}
+func.func @fft(%re: tensor<2x4x8xf32>, %im: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x5xf32>, tensor<2x4x5xf32>) {
+  %0, %1 = tosa.fft2d %re, %im {inverse = false} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>)
+  %2, %3 = tosa.fft2d %re, %im {inverse = true} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>)
+  %4, %5 = tosa.rfft2d %re : (tensor<2x4x8xf32>) -> (tensor<2x4x5xf32>, tensor<2x4x5xf32>)
+  return %0, %1, %2, %3, %4, %5 : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x5xf32>, tensor<2x4x5xf32>
+}
+func.func @scatter(%v: tensor<2x5x3xf32>, %i: tensor<2x2xi32>, %u: tensor<2x2x3xf32>) -> tensor<2x5x3xf32> {
+  %0 = tosa.scatter %v, %i, %u : (tensor<2x5x3xf32>, tensor<2x2xi32>, tensor<2x2x3xf32>) -> tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
+}
+"""
+
+
+def _resize_ref(x, oh, ow, scale, offset, mode, out_dtype):
+    """The TOSA 1.0 RESIZE pseudocode, element by element."""
+    sy_n, sy_d, sx_n, sx_d = scale
+    n_, ih, iw, c_ = x.shape
+    flt = np.issubdtype(x.dtype, np.floating)
+    out = np.zeros((n_, oh, ow, c_), out_dtype)
+    for n in range(n_):
+        for oy in range(oh):
+            for ox in range(ow):
+                y, xx = oy * sy_d + offset[0], ox * sx_d + offset[1]
+                iy, ix = y // sy_n, xx // sx_n
+                ry, rx = y - iy * sy_n, xx - ix * sx_n
+                dy, dx = (ry / sy_n, rx / sx_n) if flt else (ry, rx)
+                uy, ux = (1.0, 1.0) if flt else (sy_n, sx_n)
+                iy0, iy1 = min(max(iy, 0), ih - 1), max(min(iy + 1, ih - 1), 0)
+                ix0, ix1 = min(max(ix, 0), iw - 1), max(min(ix + 1, iw - 1), 0)
+                for c in range(c_):
+                    if mode == "NEAREST":
+                        yy = iy1 if (dy >= 0.5 if flt else 2 * dy >= sy_n) else iy0
+                        xv = ix1 if (dx >= 0.5 if flt else 2 * dx >= sx_n) else ix0
+                        out[n, oy, ox, c] = x[n, yy, xv, c]
+                    else:
+                        v = [float(x[n, a, b, c]) if flt else int(x[n, a, b, c])
+                             for a, b in ((iy0, ix0), (iy0, ix1), (iy1, ix0), (iy1, ix1))]
+                        out[n, oy, ox, c] = (v[0] * (uy - dy) * (ux - dx) + v[1] * (uy - dy) * dx
+                                             + v[2] * dy * (ux - dx) + v[3] * dy * dx)
+    return out
+
+
+def test_tosa_spatial_ops():
+    m = compile_src(_TOSA_SPATIAL)
+    rng = np.random.default_rng(2)
+    # conv3d: pad (d0, d1, top, bottom, left, right), stride (1, 2, 1)
+    x = rng.standard_normal((1, 4, 5, 4, 2)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 2, 2)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 0), (1, 1), (0, 0)))
+    ref = np.zeros((1, 3, 2, 4, 3), np.float64)
+    for od in range(3):
+        for oh in range(2):
+            for ow in range(4):
+                win = xp[0, od:od + 2, oh * 2:oh * 2 + 3, ow:ow + 2, :]
+                ref[0, od, oh, ow] = np.einsum("dhwc,odhwc->o", win, w) + b
+    np.testing.assert_allclose(m.conv3d(x, w, b), ref, rtol=1e-5, atol=1e-5)
+    # transpose_conv2d: out[iy*s + pad_top + ky, ix*s + pad_left + kx] += x * w
+    x = rng.standard_normal((1, 3, 2, 2)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 2, 2)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    ref = np.broadcast_to(b, (1, 6, 4, 3)).astype(np.float64).copy()
+    for iy in range(3):
+        for ix in range(2):
+            for ky in range(3):
+                for kx in range(2):
+                    oy, ox = iy * 2 + 0 + ky, ix * 2 + 1 + kx
+                    if 0 <= oy < 6 and 0 <= ox < 4:
+                        ref[0, oy, ox] += w[:, ky, kx, :] @ x[0, iy, ix]
+    np.testing.assert_allclose(m.tconv(x, w, b), ref, rtol=1e-5, atol=1e-5)
+    # resize, float and int8 -> int32 (bilinear carries the scale_y_n * scale_x_n factor)
+    xf = rng.standard_normal((1, 3, 4, 2)).astype(np.float32)
+    near, bil = m.resize_f(xf)
+    np.testing.assert_array_equal(near, _resize_ref(xf, 5, 7, (4, 2, 6, 3), (-1, 1), "NEAREST", np.float32))
+    np.testing.assert_allclose(bil, _resize_ref(xf, 5, 7, (4, 2, 6, 3), (-1, 1), "BILINEAR", np.float32),
+                               rtol=1e-5, atol=1e-6)
+    xi = rng.integers(-128, 128, (1, 3, 4, 1)).astype(np.int8)
+    near, bil = m.resize_i(xi)
+    np.testing.assert_array_equal(near, _resize_ref(xi, 5, 7, (4, 2, 6, 3), (-1, 1), "NEAREST", np.int8))
+    np.testing.assert_array_equal(bil, _resize_ref(xi, 5, 7, (4, 2, 6, 3), (-1, 1), "BILINEAR", np.int32))
+    # fft2d forward and inverse (no normalisation), rfft2d
+    re = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    im = rng.standard_normal((2, 4, 8)).astype(np.float32)
+    fr, fi, ir, ii, rr, ri = m.fft(re, im)
+    z = re + 1j * im.astype(np.float64)
+    f = np.fft.fft2(z)
+    inv = np.fft.ifft2(z) * 32
+    r = np.fft.rfft2(re.astype(np.float64))
+    for got, ref in ((fr, f.real), (fi, f.imag), (ir, inv.real), (ii, inv.imag), (rr, r.real), (ri, r.imag)):
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4)
+    # scatter
+    v = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    idx = np.array([[4, 1], [0, 2]], np.int32)
+    u = rng.standard_normal((2, 2, 3)).astype(np.float32)
+    ref = v.copy()
+    for n in range(2):
+        for k in range(2):
+            ref[n, idx[n, k]] = u[n, k]
+    np.testing.assert_array_equal(m.scatter(v, idx, u), ref)
