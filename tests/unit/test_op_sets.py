@@ -144,6 +144,10 @@ func.func @mul_shift(%a: tensor<5xi32>, %b: tensor<5xi32>) -> tensor<5xi32> {
   %0 = tosa.mul %a, %b, %s : (tensor<5xi32>, tensor<5xi32>, tensor<1xi8>) -> tensor<5xi32>
   return %0 : tensor<5xi32>
 }
+func.func @erf(%a: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = tosa.erf %a : (tensor<6xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
 func.func @intdiv(%a: tensor<6xi32>, %b: tensor<6xi32>) -> tensor<6xi32> {
   %0 = tosa.intdiv %a, %b : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi32>
   return %0 : tensor<6xi32>
@@ -197,6 +201,14 @@ def test_tosa_bit_ops():
     n = np.array([7, -7, 7, -7, -2147483648, 0], np.int32)
     d = np.array([2, 2, -2, -2, 3, 5], np.int32)
     np.testing.assert_array_equal(m.intdiv(n, d), np.trunc(n.astype(np.float64) / d).astype(np.int32))
+
+
+def test_tosa_erf():
+    import math
+    x = np.array([-3.0, -0.5, 0.0, 0.25, 1.0, 2.5], np.float32)
+    np.testing.assert_allclose(compile_src(_TOSA_BITS).erf(x), [math.erf(float(v)) for v in x],
+                               rtol=1e-6, atol=1e-7)
+
 
 
 # -------------------------------------------------------------------- integer edge cases
