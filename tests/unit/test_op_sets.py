@@ -758,3 +758,44 @@ def test_tosa_spatial_ops():
         for k in range(2):
             ref[n, idx[n, k]] = u[n, k]
     np.testing.assert_array_equal(m.scatter(v, idx, u), ref)
+
+
+def _select_and_scatter_ref(x, src, init, win, strides, pads, select_ge=True):
+    """Spec reference: per window the first maximal element (GE select) of the padded
+    operand, padding never chosen; sources added into the chosen positions."""
+    out = np.full(x.shape, init, x.dtype)
+    for w in np.ndindex(*src.shape):
+        best, best_pos = None, None
+        for k in np.ndindex(*win):
+            pos = tuple(w[d] * strides[d] + k[d] - pads[d][0] for d in range(x.ndim))
+            if not all(0 <= pos[d] < x.shape[d] for d in range(x.ndim)):
+                continue
+            v = x[pos]
+            if best is None or not (best >= v if select_ge else best <= v):
+                best, best_pos = v, pos
+        if best_pos is not None:
+            out[best_pos] += src[w]
+    return out
+
+
+def test_select_and_scatter():
+    src = """func.func @f(%x: tensor<1x5x6x2xf32>, %s: tensor<1x3x3x2xf32>) -> tensor<1x5x6x2xf32> {
+  %init = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.select_and_scatter"(%x, %s, %init) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %c : tensor<f32>
+  }) {window_dimensions = array<i64: 1, 3, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>,
+      padding = dense<[[0, 0], [1, 1], [0, 0], [0, 0]]> : tensor<4x2xi64>}
+    : (tensor<1x5x6x2xf32>, tensor<1x3x3x2xf32>, tensor<f32>) -> tensor<1x5x6x2xf32>
+  return %0 : tensor<1x5x6x2xf32>
+}"""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-3, 4, (1, 5, 6, 2)).astype(np.float32)  # ties exercise the GE order
+    s = rng.standard_normal((1, 3, 3, 2)).astype(np.float32)
+    ref = _select_and_scatter_ref(x, s, 0.0, (1, 3, 2, 1), (1, 2, 2, 1), [(0, 0), (1, 1), (0, 0), (0, 0)])
+    np.testing.assert_allclose(compile_src(src).f(x, s), ref, rtol=1e-6, atol=1e-6)
