@@ -799,3 +799,20 @@ def test_select_and_scatter():
     s = rng.standard_normal((1, 3, 3, 2)).astype(np.float32)
     ref = _select_and_scatter_ref(x, s, 0.0, (1, 3, 2, 1), (1, 2, 2, 1), [(0, 0), (1, 1), (0, 0), (0, 0)])
     np.testing.assert_allclose(compile_src(src).f(x, s), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_tosa_variables_are_module_state():
+    src = """module {
+  tosa.variable @acc = dense<[1.0, 2.0]> : tensor<2xf32>
+  func.func @step(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = tosa.variable_read @acc : tensor<2xf32>
+    %1 = tosa.add %0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    tosa.variable.write @acc, %1 : tensor<2xf32>
+    return %1 : tensor<2xf32>
+  }
+}"""
+    m = compile_src(src)
+    x = np.array([0.5, -1.0], np.float32)
+    first = np.asarray(m.step(x)).copy()
+    np.testing.assert_array_equal(first, [1.5, 1.0])
+    np.testing.assert_array_equal(m.step(x), [2.0, 0.0])
