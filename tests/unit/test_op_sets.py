@@ -816,3 +816,25 @@ def test_tosa_variables_are_module_state():
     first = np.asarray(m.step(x)).copy()
     np.testing.assert_array_equal(first, [1.5, 1.0])
     np.testing.assert_array_equal(m.step(x), [2.0, 0.0])
+
+
+def test_tosa_unsigned_extremes():
+    """uiN operands compare without sign: reductions start from 0 / 2^N - 1 and argmax,
+    maximum and greater use unsigned predicates."""
+    src = """func.func @f(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<1xui8>, tensor<1xui8>, tensor<i32>, tensor<4xui8>, tensor<4xi1>) {
+  %0 = tosa.reduce_max %a {axis = 0 : i32} : (tensor<4xui8>) -> tensor<1xui8>
+  %1 = tosa.reduce_min %a {axis = 0 : i32} : (tensor<4xui8>) -> tensor<1xui8>
+  %2 = tosa.argmax %a {axis = 0 : i32} : (tensor<4xui8>) -> tensor<i32>
+  %3 = tosa.maximum %a, %b : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  %4 = tosa.greater %a, %b : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>
+  return %0, %1, %2, %3, %4 : tensor<1xui8>, tensor<1xui8>, tensor<i32>, tensor<4xui8>, tensor<4xi1>
+}"""
+    m = compile_src(src)
+    a = np.array([0, 1, 2, 3], np.uint8)
+    b = np.array([200, 0, 255, 3], np.uint8)
+    mx, mn, am, mxe, gt = m.f(a, b)
+    assert int(mx[0]) == 3 and int(mn[0]) == 0 and int(am) == 3
+    np.testing.assert_array_equal(mxe, np.maximum(a, b))
+    np.testing.assert_array_equal(gt, a > b)
+    mx, mn, am, _, _ = m.f(b, a)
+    assert int(mx[0]) == 255 and int(mn[0]) == 0 and int(am) == 2

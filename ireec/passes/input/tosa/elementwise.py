@@ -22,7 +22,8 @@ from ....ir.affine import AffineConst, AffineDim, AffineMap
 from ....ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
 from ....ir.core import Builder, Operation, Value
 from .utils import (I1, I32, I64, INDEX, const_ints, elementwise, empty, enum_attr, extract,
-                    fail, highest, int_array_attr, int_attr, is_bool, is_float, lowest, ranked)
+                    fail, highest, int_array_attr, int_attr, is_bool, is_float, is_unsigned, lowest,
+                    ranked)
 
 PATTERNS: Dict = {}
 
@@ -39,6 +40,8 @@ def _cmp(sb: ScalarBuilder, pred_f: str, pred_i: str, a: Value, b: Value) -> Val
     if is_float(a.type):
         return sb.op("arith.cmpf", [a, b], I1,
                      {"predicate": IntegerAttr(CMPF_PREDICATES.index(pred_f), I64)})
+    if is_unsigned(a.type) and pred_i[0] == "s":  # uiN compares without sign
+        pred_i = "u" + pred_i[1:]
     return sb.op("arith.cmpi", [a, b], I1,
                  {"predicate": IntegerAttr(CMPI_PREDICATES.index(pred_i), I64)})
 
@@ -166,7 +169,7 @@ def _min_max(kind: str):
             if is_float(t):
                 name = f"arith.{kind}{'numf' if ignore else 'imumf'}"
             else:
-                name = f"arith.{kind}{'ui' if is_bool(t) else 'si'}"
+                name = f"arith.{kind}{'ui' if is_unsigned(t) else 'si'}"
             return [sb.op(name, args[:2], t)]
 
         return [elementwise(op, b, op.operands[:2], rt, body)]
