@@ -838,3 +838,22 @@ def test_tosa_unsigned_extremes():
     np.testing.assert_array_equal(gt, a > b)
     mx, mn, am, _, _ = m.f(b, a)
     assert int(mx[0]) == 255 and int(mn[0]) == 0 and int(am) == 2
+
+
+def test_einsum():
+    src = """func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<3x6xf32>) -> (tensor<2x5x3xf32>, tensor<3xf32>, tensor<6x3xf32>, tensor<5xf32>) {
+  %0 = "stablehlo.einsum"(%a, %b) {einsum_config = "bij,bjk->bki"} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x5x3xf32>
+  %1 = "stablehlo.unary_einsum"(%a) {einsum_config = "bij->i"} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  %2 = "stablehlo.unary_einsum"(%c) {einsum_config = "ij->ji"} : (tensor<3x6xf32>) -> tensor<6x3xf32>
+  %3 = "stablehlo.einsum"(%a, %b) {einsum_config = "bij,bjk->k"} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<5xf32>
+  return %0, %1, %2, %3 : tensor<2x5x3xf32>, tensor<3xf32>, tensor<6x3xf32>, tensor<5xf32>
+}"""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    c = rng.standard_normal((3, 6)).astype(np.float32)
+    r0, r1, r2, r3 = compile_src(src).f(a, b, c)
+    np.testing.assert_allclose(r0, np.einsum("bij,bjk->bki", a, b), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(r1, np.einsum("bij->i", a), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(r2, c.T)
+    np.testing.assert_allclose(r3, np.einsum("bij,bjk->k", a, b), rtol=1e-5, atol=1e-5)

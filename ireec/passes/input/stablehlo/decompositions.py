@@ -16,6 +16,11 @@ lowers (the way IREE's StableHLO preprocessing and XLA's expander passes do it):
   (elementwise ops and reductions only, no gather of a tensor computed in the loop).
 * ``batch_norm_training`` / ``batch_norm_grad``: the spec's formulas (reductions over every
   dimension but ``feature_index``, biased variance), as IREE's ``UnfuseBatchNorm`` does.
+* ``einsum`` / ``unary_einsum`` (deprecated, as IREE's ``EinsumToDotGeneral``): labels only
+  one operand has and the output lacks are summed first; then one ``dot_general`` (batch:
+  labels of both operands and the output; contracting: of both operands only) and a
+  ``transpose`` into the output's label order. Repeated labels within an operand
+  (diagonals) are a CompileError.
 * ``replica_id`` / ``partition_id``: 0 (a single-device program has one replica and one
   partition).
 * ``tuple`` / ``get_tuple_element`` inside a function: each ``get_tuple_element`` of a
@@ -287,7 +292,61 @@ def lower_get_tuple_element(op: Operation, b: Builder) -> List[Value]:
     return [src.operands[int(op.attributes["index"].value)]]
 
 
+def _einsum_labels(op: Operation) -> tuple:
+    cfg = op.attributes["einsum_config"].value.replace(" ", "")
+    ins, _, out = cfg.partition("->")
+    parts = ins.split(",")
+    if len(parts) != len(op.operands) or not _ or any(len(set(x)) != len(x) for x in parts + [out]):
+        raise CompileError(f"'{op.name}': einsum_config \"{cfg}\" is not supported (one label per "
+                           "dimension, no repeated labels within an operand, an explicit output)", op.loc)
+    for x, v in zip(parts, op.operands):
+        if len(x) != v.type.rank:
+            raise CompileError(f"'{op.name}': \"{x}\" does not label the {v.type.rank} dims of {v.type}", op.loc)
+    return parts, out
+
+
+def _sum_out(h: _H, v: Value, labels: str, keep) -> tuple:
+    """``v`` summed over the labels not in ``keep`` (returns the value and its labels)."""
+    drop = [i for i, c in enumerate(labels) if c not in keep]
+    if not drop:
+        return v, labels
+    return h.reduce_sum(v, drop), "".join(c for c in labels if c in keep)
+
+
+def _to_order(h: _H, v: Value, labels: str, out: str) -> Value:
+    if labels == out:
+        return v
+    perm = tuple(labels.index(c) for c in out)
+    shape = tuple(v.type.shape[p] for p in perm)
+    return h.op("transpose", [v], T.TensorType(shape, v.type.element_type),
+                {"permutation": DenseArrayAttr(T.i64, perm)})
+
+
+def lower_einsum(op: Operation, b: Builder) -> List[Value]:
+    """``einsum`` / ``unary_einsum`` (see the module docstring)."""
+    (parts, out) = _einsum_labels(op)
+    h = _H(b, op.loc)
+    rt = op.results[0].type
+    if len(parts) == 1:
+        v, lab = _sum_out(h, op.operands[0], parts[0], out)
+        return [_to_order(h, v, lab, out)]
+    (la, lb), (x, y) = parts, op.operands
+    x, la = _sum_out(h, x, la, set(out) | set(lb))
+    y, lb = _sum_out(h, y, lb, set(out) | set(la))
+    batch = [c for c in out if c in la and c in lb]
+    contract = [c for c in la if c in lb and c not in out]
+    lfree = [c for c in la if c not in batch and c not in contract]
+    rfree = [c for c in lb if c not in batch and c not in contract]
+    shape = tuple([x.type.shape[la.index(c)] for c in batch + lfree] + [y.type.shape[lb.index(c)] for c in rfree])
+    d = h.op("dot_general", [x, y], T.TensorType(shape, rt.element_type), {
+        "dot_dimension_numbers": shlo.dot_attr([la.index(c) for c in batch], [lb.index(c) for c in batch],
+                                               [la.index(c) for c in contract], [lb.index(c) for c in contract])})
+    return [_to_order(h, d, "".join(batch + lfree + rfree), out)]
+
+
 PATTERNS = {
+    "stablehlo.einsum": lower_einsum,
+    "stablehlo.unary_einsum": lower_einsum,
     "stablehlo.cholesky": lower_cholesky,
     "stablehlo.triangular_solve": lower_triangular_solve,
     "stablehlo.batch_norm_training": lower_batch_norm_training,
