@@ -857,3 +857,34 @@ def test_einsum():
     np.testing.assert_allclose(r1, np.einsum("bij->i", a), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(r2, c.T)
     np.testing.assert_allclose(r3, np.einsum("bij,bjk->k", a, b), rtol=1e-5, atol=1e-5)
+
+
+_COLLECTIVES = """module attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+    %0 = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = "stablehlo.reduce_scatter"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>, scatter_dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = "stablehlo.all_to_all"(%x) {concat_dimension = 0 : i64, replica_groups = dense<[[0]]> : tensor<1x1xi64>, split_count = 1 : i64, split_dimension = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = "stablehlo.collective_permute"(%x) {source_target_pairs = dense<[[0, 0]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+    %5 = "stablehlo.collective_broadcast"(%x) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+    return %0, %1, %2, %3, %4, %5 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+}"""
+
+
+def test_collectives_on_one_device():
+    """On one replica and one partition every process group has one member: the spec's
+    reductions/concatenations over one participant return the operand."""
+    x = np.array([1.0, -2.0, 3.5, 0.0], np.float32)
+    for r in compile_src(_COLLECTIVES).f(x):
+        np.testing.assert_array_equal(r, x)
+    with pytest.raises(ireec.CompileError, match="num_replicas"):
+        ireec.compile_source(_COLLECTIVES.replace("mhlo.num_replicas = 1", "mhlo.num_replicas = 2"), target="c")

@@ -23,6 +23,14 @@ lowers (the way IREE's StableHLO preprocessing and XLA's expander passes do it):
   (diagonals) are a CompileError.
 * ``replica_id`` / ``partition_id``: 0 (a single-device program has one replica and one
   partition).
+* collectives on a single device (``mhlo.num_replicas`` and ``mhlo.num_partitions`` absent
+  or 1, so every process group holds one process): ``all_reduce``, ``all_gather``,
+  ``reduce_scatter``, ``all_to_all``, ``collective_broadcast``, ``collective_reduce`` and
+  ``cross-replica-sum``
+  return their operands (a reduction or concatenation over one participant);
+  ``collective_permute`` returns the operand when a pair sends process 0 to itself and zeros
+  otherwise (the spec's result for a process no pair targets). A module exported for more
+  replicas or partitions is a CompileError at the op.
 * ``tuple`` / ``get_tuple_element`` inside a function: each ``get_tuple_element`` of a
   ``tuple`` is the tuple's operand; tuples reaching other users are a CompileError.
 
@@ -269,6 +277,37 @@ def lower_single_device_id(op: Operation, b: Builder) -> List[Value]:
     return [_H(b, op.loc).const(0, rt)]
 
 
+def _single_device(op: Operation) -> None:
+    m = op.ancestor("builtin.module")
+    while m is not None:
+        for key in ("mhlo.num_replicas", "mhlo.num_partitions"):
+            a = m.attributes.get(key)
+            if a is not None and int(getattr(a, "value", 1)) != 1:
+                raise CompileError(f"'{op.name}' in a module exported for {key} = {a.value}: ireec compiles "
+                                   "for a single device (one replica, one partition)", op.loc)
+        m = m.ancestor("builtin.module")
+
+
+def lower_collective_identity(op: Operation, b: Builder) -> List[Value]:
+    """Collectives over process groups of one process: each result is its operand."""
+    _single_device(op)
+    if len(op.operands) != len(op.results) or any(v.type != r.type for v, r in zip(op.operands, op.results)):
+        raise CompileError(f"'{op.name}' whose results differ from its operands cannot run on a single "
+                           "device (a group of one process returns its operand)", op.loc)
+    return list(op.operands)
+
+
+def lower_collective_permute(op: Operation, b: Builder) -> List[Value]:
+    """``collective_permute`` on one process: the operand if a pair is (0, 0), else zeros."""
+    _single_device(op)
+    pairs = op.attributes.get("source_target_pairs")
+    flat = pairs.int_list() if isinstance(pairs, DenseElementsAttr) else []
+    x = op.operands[0]
+    if any(flat[i] == 0 and flat[i + 1] == 0 for i in range(0, len(flat) - 1, 2)):
+        return [x]
+    return [_H(b, op.loc).const(0, x.type)]
+
+
 def lower_tuple(op: Operation, b: Builder) -> Optional[List[Value]]:
     """``tuple`` consumed only by ``get_tuple_element``: each of those becomes the operand
     it selects, and the tuple goes away."""
@@ -345,6 +384,10 @@ def lower_einsum(op: Operation, b: Builder) -> List[Value]:
 
 
 PATTERNS = {
+    **{f"stablehlo.{n}": lower_collective_identity for n in (
+        "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast",
+        "collective_reduce", "cross-replica-sum")},
+    "stablehlo.collective_permute": lower_collective_permute,
     "stablehlo.einsum": lower_einsum,
     "stablehlo.unary_einsum": lower_einsum,
     "stablehlo.cholesky": lower_cholesky,
