@@ -18,7 +18,7 @@ from .stablehlo import PATTERNS
 BODY_OPS = frozenset({
     "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.map", "stablehlo.sort",
     "stablehlo.scatter", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
-    "stablehlo.reduce_scatter"})
+    "stablehlo.reduce_scatter", "stablehlo.collective_reduce"})
 
 _MAX_SWEEPS = 8  # expansions nest at most this deep
 
