@@ -894,3 +894,43 @@ def test_collectives_on_one_device():
         np.testing.assert_array_equal(r, x)
     with pytest.raises(ireec.CompileError, match="num_replicas"):
         ireec.compile_source(_COLLECTIVES.replace("mhlo.num_replicas = 1", "mhlo.num_replicas = 2"), target="c")
+
+
+def _hurwitz_zeta_ref(s: float, q: float) -> float:
+    """Hurwitz zeta by Euler–Maclaurin in float64 with 60 direct terms (Abramowitz & Stegun
+    23.1.30): the reference for chlo.zeta."""
+    n = 60
+    total = sum((q + k) ** -s for k in range(n))
+    w = q + n
+    total += w ** (1 - s) / (s - 1) + 0.5 * w ** -s
+    bern = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66)
+    fac, fact = 1.0, 1.0
+    for j, bj in enumerate(bern, start=1):
+        fac *= (s + 2 * j - 2) * ((s + 2 * j - 3) if j > 1 else 1.0)
+        fact *= (2 * j) * (2 * j - 1)
+        total += bj / fact * fac * w ** (-s - 2 * j + 1)
+    return total
+
+
+def test_chlo_zeta_polygamma():
+    import math
+    src = """func.func @f(%s: tensor<6xf32>, %q: tensor<6xf32>, %n: tensor<6xf32>, %x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %0 = chlo.zeta %s, %q : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
+  %1 = chlo.polygamma %n, %x : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
+  %2 = chlo.broadcast_zeta %s, %q : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return %0, %1, %2 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
+}"""
+    s = np.array([2.0, 3.0, 1.5, 4.0, 1.0, 0.5], np.float32)
+    q = np.array([1.0, 0.5, 2.0, 10.0, 1.0, 1.0], np.float32)
+    n = np.array([1.0, 1.0, 2.0, 3.0, 0.0, 1.5], np.float32)
+    x = np.array([1.0, 0.5, 1.0, 1.0, 2.0, 1.0], np.float32)
+    z, pg, zb = compile_src(src).f(s, q, n, x)
+    ref = [_hurwitz_zeta_ref(float(a), float(b)) for a, b in zip(s[:4], q[:4])]
+    np.testing.assert_allclose(z[:4], ref, rtol=2e-6)
+    assert z[0] == pytest.approx(math.pi ** 2 / 6, rel=2e-6)  # zeta(2) = pi^2 / 6
+    assert np.isposinf(z[4]) and np.isnan(z[5])  # pole at s = 1, s < 1 is outside the domain
+    np.testing.assert_array_equal(zb, z)
+    # psi1(1) = pi^2/6, psi1(1/2) = pi^2/2, psi2(1) = -2 zeta(3), psi3(1) = pi^4/15, psi0(2) = 1 - gamma
+    exp = [math.pi ** 2 / 6, math.pi ** 2 / 2, -2 * 1.2020569031595942, math.pi ** 4 / 15, 1 - 0.5772156649015329]
+    np.testing.assert_allclose(pg[:5], exp, rtol=2e-5)
+    assert np.isnan(pg[5])  # non-integer order

@@ -25,8 +25,11 @@ written from the CHLO op definitions (ChloOps.td):
 * ``conj`` (``complex(real, -imag)``), ``constant_like`` (a splat of the operand's shape),
   ``mulhi`` (high half of the double-width product).
 
-The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (polygamma, zeta,
-bessel_i1e, ragged_dot, scan, _asin_acos_kernel) raise CompileError at their location.
+* ``zeta`` (Hurwitz, Euler–Maclaurin with Cephes' constants) and ``polygamma`` (digamma, or
+  ``(-1)^(n+1) n! zeta(n + 1, x)``), also in their ``broadcast_`` forms.
+
+The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (bessel_i1e,
+ragged_dot, scan, _asin_acos_kernel) raise CompileError at their location.
 """
 from __future__ import annotations
 
@@ -232,6 +235,70 @@ def _erf_inv(e, x):
     return e.op("select", at_one, e.op("multiply", x, e.const(math.inf)), r)
 
 
+# (2j)! / B_2j for j = 1..12 (Bernoulli numbers B_2j): the Euler–Maclaurin tail of the Hurwitz
+# zeta function, as in Cephes' zeta.c (and XLA's expansion of chlo.zeta).
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+_ZETA_N = 9
+
+
+def _zeta(e, x, q):
+    """Hurwitz zeta(x, q) = sum_k (q + k)^-x: the first N + 1 terms, the integral and half of
+    the last term, and 12 Euler–Maclaurin corrections at w = q + N. +inf at x = 1 and at
+    the poles q = 0, -1, ...; NaN for x < 1 and for q < 0 with non-integer x."""
+    negx = e.op("negate", x)
+    s = e.op("power", q, negx)
+    w = q
+    b = s
+    for k in range(1, _ZETA_N + 1):
+        w = e.op("add", q, e.const(float(k)))
+        b = e.op("power", w, negx)
+        s = e.op("add", s, b)
+    s = e.op("add", s, e.op("divide", e.op("multiply", b, w), e.op("subtract", x, e.const(1.0))))
+    s = e.op("subtract", s, e.op("multiply", b, e.const(0.5)))
+    fac = e.const(1.0)  # x (x + 1) ... (x + 2j - 2)
+    t = b
+    for j, a_j in enumerate(_ZETA_A):
+        fac = e.op("multiply", fac, e.op("add", x, e.const(float(2 * j))))
+        t = e.op("divide", t, w)
+        s = e.op("add", s, e.op("divide", e.op("multiply", fac, t), e.const(a_j)))
+        fac = e.op("multiply", fac, e.op("add", x, e.const(float(2 * j + 1))))
+        t = e.op("divide", t, w)
+    i1 = T.TensorType(tuple(e.t.shape), T.i1)
+    inf, nan = e.const(math.inf), e.const(math.nan)
+    q_int = e.cmp(q, e.op("floor", q), "EQ")
+    x_int = e.cmp(x, e.op("floor", x), "EQ")
+    q_nonpos = e.cmp(q, e.const(0.0), "LE")
+    s = e.op("select", e.op("and", q_nonpos, e.op("not", x_int, t=i1), t=i1), nan, s)
+    s = e.op("select", e.op("and", q_nonpos, q_int, t=i1), inf, s)
+    s = e.op("select", e.cmp(x, e.const(1.0), "LT"), nan, s)
+    return e.op("select", e.cmp(x, e.const(1.0), "EQ"), inf, s)
+
+
+def _polygamma(e, n, x):
+    """psi^(n)(x): digamma for n = 0, ``(-1)^(n+1) n! zeta(n + 1, x)`` for integers n >= 1,
+    NaN for other n."""
+    i1 = T.TensorType(tuple(e.t.shape), T.i1)
+    one = e.const(1.0)
+    n1 = e.op("add", n, one)
+    fact = e.op("exponential", _lgamma(e, n1))
+    odd = e.cmp(e.op("remainder", n, e.const(2.0)), one, "EQ")
+    sign = e.op("select", odd, one, e.const(-1.0))
+    r = e.op("multiply", e.op("multiply", sign, fact), _zeta(e, n1, x))
+    r = e.op("select", e.cmp(n, e.const(0.0), "EQ"), _digamma(e, x), r)
+    ok = e.op("and", e.cmp(n, e.op("floor", n), "EQ"), e.cmp(n, e.const(0.0), "GE"), t=i1)
+    return e.op("select", ok, r, e.const(math.nan))
+
+
+def _binary(op: Operation, b: Builder) -> List[Value]:
+    x, y = op.operands
+    return [BINARY_EXPANSIONS[op.name](_E(b, _tt(x)), x, y)]
+
+
+BINARY_EXPANSIONS = {"chlo.zeta": _zeta, "chlo.polygamma": _polygamma}
+
+
 # Elementwise CHLO ops expanded into StableHLO expressions: {op: fn(_E, operand) -> value}.
 UNARY_EXPANSIONS = {
     "chlo.square": _square, "chlo.tan": _tan, "chlo.sinh": _sinh, "chlo.cosh": _cosh,
@@ -301,8 +368,8 @@ def _broadcast_op(op: Operation, b: Builder) -> List[Value]:
     if base == "next_after":
         tmp = Operation("chlo.next_after", ins, [rt], loc=op.loc)
         return _next_after(tmp, b)
-    if base in ("polygamma", "zeta"):
-        raise CompileError(f"'{op.name}' is not supported by the CHLO legalization", op.loc)
+    if f"chlo.{base}" in BINARY_EXPANSIONS:
+        return [BINARY_EXPANSIONS[f"chlo.{base}"](_E(b, rt), *ins)]
     return b.create(f"stablehlo.{base}", ins, [rt], attrs).results
 
 
@@ -382,8 +449,8 @@ PATTERNS = {
     "chlo.erf": _libm_unary, "chlo.erfc": _libm_unary,
     "chlo.next_after": _next_after, "chlo.top_k": _top_k, "chlo.constant": _constant,
     "chlo.constant_like": _constant_like, "chlo.conj": _conj, "chlo.mulhi": _mulhi,
-    **{f"chlo.{name}": _broadcast_op for name in BROADCAST_BINARY
-       if name not in ("broadcast_polygamma", "broadcast_zeta")},
+    **{name: _binary for name in BINARY_EXPANSIONS},
+    **{f"chlo.{name}": _broadcast_op for name in BROADCAST_BINARY},
     "chlo.broadcast_select": _broadcast_op,
 }
 
