@@ -914,17 +914,19 @@ def _hurwitz_zeta_ref(s: float, q: float) -> float:
 
 def test_chlo_zeta_polygamma():
     import math
-    src = """func.func @f(%s: tensor<6xf32>, %q: tensor<6xf32>, %n: tensor<6xf32>, %x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+    src = """func.func @f(%s: tensor<6xf32>, %q: tensor<6xf32>, %n: tensor<6xf32>, %x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
   %0 = chlo.zeta %s, %q : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
   %1 = chlo.polygamma %n, %x : tensor<6xf32>, tensor<6xf32> -> tensor<6xf32>
   %2 = chlo.broadcast_zeta %s, %q : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
-  return %0, %1, %2 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
+  %3 = chlo.broadcast_polygamma %n, %x : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+  return %0, %1, %2, %3 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
 }"""
     s = np.array([2.0, 3.0, 1.5, 4.0, 1.0, 0.5], np.float32)
     q = np.array([1.0, 0.5, 2.0, 10.0, 1.0, 1.0], np.float32)
     n = np.array([1.0, 1.0, 2.0, 3.0, 0.0, 1.5], np.float32)
     x = np.array([1.0, 0.5, 1.0, 1.0, 2.0, 1.0], np.float32)
-    z, pg, zb = compile_src(src).f(s, q, n, x)
+    z, pg, zb, pgb = compile_src(src).f(s, q, n, x)
+    np.testing.assert_array_equal(pgb, pg)
     ref = [_hurwitz_zeta_ref(float(a), float(b)) for a, b in zip(s[:4], q[:4])]
     np.testing.assert_allclose(z[:4], ref, rtol=2e-6)
     assert z[0] == pytest.approx(math.pi ** 2 / 6, rel=2e-6)  # zeta(2) = pi^2 / 6
