@@ -936,3 +936,14 @@ def test_chlo_zeta_polygamma():
     exp = [math.pi ** 2 / 6, math.pi ** 2 / 2, -2 * 1.2020569031595942, math.pi ** 4 / 15, 1 - 0.5772156649015329]
     np.testing.assert_allclose(pg[:5], exp, rtol=2e-5)
     assert np.isnan(pg[5])  # non-integer order
+
+
+def test_tokens_that_order_nothing_are_dropped():
+    src = """func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %t0 = stablehlo.create_token : !stablehlo.token
+  %t1 = stablehlo.after_all %t0, %t0 : !stablehlo.token
+  %0 = stablehlo.add %x, %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+    x = np.array([1.0, 2.5], np.float32)
+    np.testing.assert_array_equal(compile_src(src).f(x), 2 * x)

@@ -31,6 +31,9 @@ lowers (the way IREE's StableHLO preprocessing and XLA's expander passes do it):
   ``collective_permute`` returns the operand when a pair sends process 0 to itself and zeros
   otherwise (the spec's result for a process no pair targets). A module exported for more
   replicas or partitions is a CompileError at the op.
+* ``create_token`` / ``after_all``: tokens only order side effects between ops that take
+  them; when no other op consumes them (the tokens feed only other token ops, or nothing)
+  they order nothing and are erased. A token reaching any other op is a CompileError.
 * ``tuple`` / ``get_tuple_element`` inside a function: each ``get_tuple_element`` of a
   ``tuple`` is the tuple's operand; tuples reaching other users are a CompileError.
 
@@ -308,6 +311,27 @@ def lower_collective_permute(op: Operation, b: Builder) -> List[Value]:
     return [_H(b, op.loc).const(0, x.type)]
 
 
+_TOKEN_OPS = ("stablehlo.create_token", "stablehlo.after_all")
+
+
+def lower_token(op: Operation, b: Builder) -> None:
+    """``create_token`` / ``after_all`` whose tokens reach only token ops: all erased."""
+    group, todo = [], [op]
+    while todo:
+        t = todo.pop()
+        if t in group:
+            continue
+        group.append(t)
+        for u in (u for r in t.results for u in r.users):
+            if u.name not in _TOKEN_OPS:
+                raise CompileError(f"a token used by '{u.name}' is not supported (tokens order side "
+                                   "effects, which a single-device program has none of)", u.loc)
+            todo.append(u)
+    for t in reversed(group):  # users were appended after their producers
+        t.erase()
+    return None
+
+
 def lower_tuple(op: Operation, b: Builder) -> Optional[List[Value]]:
     """``tuple`` consumed only by ``get_tuple_element``: each of those becomes the operand
     it selects, and the tuple goes away."""
@@ -388,6 +412,8 @@ PATTERNS = {
         "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_broadcast",
         "collective_reduce", "cross-replica-sum")},
     "stablehlo.collective_permute": lower_collective_permute,
+    "stablehlo.create_token": lower_token,
+    "stablehlo.after_all": lower_token,
     "stablehlo.einsum": lower_einsum,
     "stablehlo.unary_einsum": lower_einsum,
     "stablehlo.cholesky": lower_cholesky,
