@@ -947,3 +947,15 @@ def test_tokens_that_order_nothing_are_dropped():
 }"""
     x = np.array([1.0, 2.5], np.float32)
     np.testing.assert_array_equal(compile_src(src).f(x), 2 * x)
+
+
+def test_chlo_bessel_i1e():
+    src = """func.func @f(%x: tensor<9xf32>) -> tensor<9xf32> {
+  %0 = chlo.bessel_i1e %x : tensor<9xf32> -> tensor<9xf32>
+  return %0 : tensor<9xf32>
+}"""
+    x = np.array([0.0, 0.5, -1.0, 3.0, 10.0, 14.9, 15.1, 30.0, -100.0], np.float32)
+    # Values of scipy.special.i1e (Cephes' i1e) at these points.
+    ref = [0.0, 0.15642080318487173, -0.2079104153497085, 0.19682671329730084, 0.1212626813844555,
+           0.10069229881177054, 0.10005903226243465, 0.07191633059864755, -0.03974415302513025]
+    np.testing.assert_allclose(compile_src(src).f(x), ref, rtol=3e-6, atol=1e-7)

@@ -28,8 +28,10 @@ written from the CHLO op definitions (ChloOps.td):
 * ``zeta`` (Hurwitz, Euler–Maclaurin with Cephes' constants) and ``polygamma`` (digamma, or
   ``(-1)^(n+1) n! zeta(n + 1, x)``), also in their ``broadcast_`` forms.
 
-The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (bessel_i1e,
-ragged_dot, scan, _asin_acos_kernel) raise CompileError at their location.
+* ``bessel_i1e``: power series below 15, asymptotic expansion above.
+
+The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (ragged_dot, scan,
+_asin_acos_kernel) raise CompileError at their location.
 """
 from __future__ import annotations
 
@@ -235,6 +237,36 @@ def _erf_inv(e, x):
     return e.op("select", at_one, e.op("multiply", x, e.const(math.inf)), r)
 
 
+_I1E_SERIES_TERMS = 48  # enough for |x| <= 15 in f64
+_I1E_SWITCH = 15.0
+
+
+def _bessel_i1e(e, x):
+    """exp(-|x|) I1(x): for |x| <= 15 the power series sum_k (x/2)^(2k+1) / (k! (k+1)!)
+    (all terms positive, each from the previous one, so nothing cancels or overflows), for
+    |x| > 15 the asymptotic expansion 1/sqrt(2 pi |x|) sum_k (-1)^k a_k / |x|^k with
+    a_k = prod_{j<=k} (4 - (2j - 1)^2) / (k! 8^k) (Abramowitz & Stegun 9.7.1), odd in x."""
+    ax = e.op("abs", x)
+    small = e.op("minimum", ax, e.const(_I1E_SWITCH))
+    h2 = e.op("multiply", e.op("multiply", small, small), e.const(0.25))
+    term = e.op("multiply", small, e.const(0.5))
+    acc = term
+    for k in range(1, _I1E_SERIES_TERMS):
+        term = e.op("divide", e.op("multiply", term, h2), e.const(float(k * (k + 1))))
+        acc = e.op("add", acc, term)
+    series = e.op("multiply", acc, e.op("exponential", e.op("negate", small)))
+    big = e.op("maximum", ax, e.const(_I1E_SWITCH))
+    inv = e.op("divide", e.const(1.0), big)
+    coef, total, pw = 1.0, e.const(1.0), e.const(1.0)
+    for k in range(1, 9):
+        coef *= -(4.0 - (2 * k - 1) ** 2) / (k * 8.0)
+        pw = e.op("multiply", pw, inv)
+        total = e.op("add", total, e.op("multiply", pw, e.const(coef)))
+    asym = e.op("divide", total, e.op("sqrt", e.op("multiply", big, e.const(2 * math.pi))))
+    mag = e.op("select", e.cmp(ax, e.const(_I1E_SWITCH), "LE"), series, asym)
+    return e.op("multiply", e.op("sign", x), mag)
+
+
 # (2j)! / B_2j for j = 1..12 (Bernoulli numbers B_2j): the Euler–Maclaurin tail of the Hurwitz
 # zeta function, as in Cephes' zeta.c (and XLA's expansion of chlo.zeta).
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
@@ -305,7 +337,7 @@ UNARY_EXPANSIONS = {
     "chlo.asin": _asin, "chlo.acos": _acos, "chlo.atan": _atan, "chlo.asinh": _asinh,
     "chlo.acosh": _acosh, "chlo.atanh": _atanh, "chlo.is_inf": _is_inf,
     "chlo.is_pos_inf": _is_pos_inf, "chlo.is_neg_inf": _is_neg_inf, "chlo.lgamma": _lgamma,
-    "chlo.digamma": _digamma, "chlo.erf_inv": _erf_inv,
+    "chlo.digamma": _digamma, "chlo.erf_inv": _erf_inv, "chlo.bessel_i1e": _bessel_i1e,
 }
 
 
