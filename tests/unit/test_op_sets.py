@@ -959,3 +959,21 @@ def test_chlo_bessel_i1e():
     ref = [0.0, 0.15642080318487173, -0.2079104153497085, 0.19682671329730084, 0.1212626813844555,
            0.10069229881177054, 0.10005903226243465, 0.07191633059864755, -0.03974415302513025]
     np.testing.assert_allclose(compile_src(src).f(x), ref, rtol=3e-6, atol=1e-7)
+
+
+def test_chlo_ragged_dot():
+    src = """func.func @f(%a: tensor<7x3xf32>, %b: tensor<3x3x4xf32>, %g: tensor<3xi32>) -> tensor<7x4xf32> {
+  %0 = "chlo.ragged_dot"(%a, %b, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>} : (tensor<7x3xf32>, tensor<3x3x4xf32>, tensor<3xi32>) -> tensor<7x4xf32>
+  return %0 : tensor<7x4xf32>
+}"""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((7, 3)).astype(np.float32)
+    b = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    m = compile_src(src)
+    for sizes in ([2, 0, 4], [3, 2, 1]):  # an empty group; rows past the last group are zero
+        ref = np.zeros((7, 4), np.float32)
+        start = 0
+        for j, n in enumerate(sizes):
+            ref[start:start + n] = a[start:start + n] @ b[j]
+            start += n
+        np.testing.assert_allclose(m.f(a, b, np.array(sizes, np.int32)), ref, rtol=1e-5, atol=1e-6)

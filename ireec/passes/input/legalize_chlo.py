@@ -30,13 +30,19 @@ written from the CHLO op definitions (ChloOps.td):
 
 * ``bessel_i1e``: power series below 15, asymptotic expansion above.
 
-The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (ragged_dot, scan,
+* ``ragged_dot`` (lhs [m, k] ragged along m, rhs [g, k, n]): the group of each row from the
+  cumulative group sizes, a gather of the rhs matrices and a batched ``dot_general``.
+
+The table :data:`PATTERNS` maps each op to its expansion. Other CHLO ops (scan,
 _asin_acos_kernel) raise CompileError at their location.
 """
 from __future__ import annotations
 
 import math
+import re
 from typing import List, Sequence
+
+import numpy as np
 
 
 from ...dialects import stablehlo as shlo
@@ -435,6 +441,69 @@ def _top_k(op: Operation, b: Builder) -> List[Value]:
     return outs
 
 
+def _ragged_dims(op: Operation) -> dict:
+    text = str(op.attributes.get("ragged_dot_dimension_numbers", ""))
+    out = {}
+    for key in ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                "rhs_contracting_dimensions", "lhs_ragged_dimensions", "rhs_group_dimensions"):
+        m = re.search(key + r"\s*=\s*\[([^\]]*)\]", text)
+        out[key] = [int(v) for v in m.group(1).replace(" ", "").split(",") if v] if m else []
+    return out
+
+
+def _ragged_dot(op: Operation, b: Builder) -> List[Value]:
+    """``ragged_dot`` with a ragged non-contracting lhs dimension (JAX's ``lax.ragged_dot``):
+    lhs [m, k], rhs [g, k, n], group_sizes [g]; row i of the result is lhs[i] · rhs[j] for
+    the group j holding row i (groups are consecutive runs of rows), zero past the last
+    group. Expanded as: group of each row = #{j : cumsum(group_sizes)[j] <= i}; gather of
+    rhs[group]; a batched dot_general over the rows."""
+    lhs, rhs, gs = op.operands
+    d = _ragged_dims(op)
+    lt, rt_, gt = _tt(lhs), _tt(rhs), _tt(gs)
+    out_t = _tt(op.results[0])
+    if (d != {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [], "lhs_contracting_dimensions": [1],
+              "rhs_contracting_dimensions": [1], "lhs_ragged_dimensions": [0], "rhs_group_dimensions": [0]}
+            or lt.rank != 2 or rt_.rank != 3 or gt.rank != 1 or not out_t.has_static_shape):
+        raise CompileError("'chlo.ragged_dot' is supported for lhs [m, k], rhs [g, k, n] and group sizes [g] "
+                           "(ragged lhs dimension 0, no batch dimensions)", op.loc)
+    (m, k), (g, _, n) = lt.shape, rt_.shape
+    i64 = T.IntegerType(64)
+    gsv = b.create("stablehlo.convert", [gs], [T.TensorType((g,), i64)]).result
+    ei = _E(b, T.TensorType((g,), i64))
+    blk = Block([T.TensorType((), i64)] * 2)
+    bb = Builder.at_end(blk)
+    bb.create("stablehlo.return", [bb.create("stablehlo.add", list(blk.args), [T.TensorType((), i64)]).result], [])
+    cum = b.create("stablehlo.reduce_window", [gsv, ei.const(0, T.TensorType((), i64))], [T.TensorType((g,), i64)], {
+        "window_dimensions": DenseArrayAttr(T.i64, (g,)),
+        "padding": DenseElementsAttr(np.array([[g - 1, 0]], np.int64), T.TensorType((1, 2), i64))},
+        regions=[Region([blk])]).result
+    mg = T.TensorType((m, g), i64)
+    em = _E(b, mg)
+    rows = b.create("stablehlo.iota", [], [mg], {"iota_dimension": IntegerAttr(0, T.i64)}).result
+    cum_b = b.create("stablehlo.broadcast_in_dim", [cum], [mg], {"broadcast_dimensions": DenseArrayAttr(T.i64, (1,))}).result
+    before = em.op("convert", em.cmp(cum_b, rows, "LE"), t=mg)
+    blk2 = Block([T.TensorType((), i64)] * 2)
+    bb2 = Builder.at_end(blk2)
+    bb2.create("stablehlo.return", [bb2.create("stablehlo.add", list(blk2.args), [T.TensorType((), i64)]).result], [])
+    gid = b.create("stablehlo.reduce", [before, em.const(0, T.TensorType((), i64))], [T.TensorType((m,), i64)],
+                   {"dimensions": DenseArrayAttr(T.i64, (1,))}, regions=[Region([blk2])]).result
+    e1 = _E(b, T.TensorType((m,), i64))
+    valid = e1.cmp(gid, e1.const(g), "LT")
+    gidc = e1.op("minimum", gid, e1.const(g - 1))
+    idx = b.create("stablehlo.reshape", [gidc], [T.TensorType((m, 1), i64)]).result
+    sel_t = T.TensorType((m, k, n), rt_.element_type)
+    sel = b.create("stablehlo.gather", [rhs, idx], [sel_t], {
+        "dimension_numbers": shlo.gather_attr(offset_dims=[1, 2], collapsed_slice_dims=[0], operand_batching_dims=[],
+                                              start_indices_batching_dims=[], start_index_map=[0], index_vector_dim=1),
+        "slice_sizes": DenseArrayAttr(T.i64, (1, k, n))}).result
+    prod = b.create("stablehlo.dot_general", [lhs, sel], [out_t], {
+        "dot_dimension_numbers": shlo.dot_attr((0,), (0,), (1,), (1,))}).result
+    eo = _E(b, out_t)
+    keep = b.create("stablehlo.broadcast_in_dim", [valid], [T.TensorType((m, n), T.i1)],
+                    {"broadcast_dimensions": DenseArrayAttr(T.i64, (0,))}).result
+    return [eo.op("select", keep, prod, eo.const(0))]
+
+
 def _constant(op: Operation, b: Builder) -> List[Value]:
     return b.create("stablehlo.constant", [], op.result_types, {"value": op.attributes["value"]}).results
 
@@ -481,6 +550,7 @@ PATTERNS = {
     "chlo.erf": _libm_unary, "chlo.erfc": _libm_unary,
     "chlo.next_after": _next_after, "chlo.top_k": _top_k, "chlo.constant": _constant,
     "chlo.constant_like": _constant_like, "chlo.conj": _conj, "chlo.mulhi": _mulhi,
+    "chlo.ragged_dot": _ragged_dot,
     **{name: _binary for name in BINARY_EXPANSIONS},
     **{f"chlo.{name}": _broadcast_op for name in BROADCAST_BINARY},
     "chlo.broadcast_select": _broadcast_op,
