@@ -977,3 +977,31 @@ def test_chlo_ragged_dot():
             ref[start:start + n] = a[start:start + n] @ b[j]
             start += n
         np.testing.assert_allclose(m.f(a, b, np.array(sizes, np.int32)), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_integer_folds_read_the_bits_of_their_constants():
+    """A constant may spell its bits as an unsigned number (``255 : i8`` is -1): signed folds
+    and comparisons use the two's-complement value, results wrap to the result type (the
+    unsigned range for ``uiN``), and ``extsi`` of ``true`` is all ones."""
+    from ireec.frontend.parser import parse_source
+    from ireec.passes.input.canonicalize import CanonicalizePass
+    from ireec.passes.pass_base import PassContext
+    m = parse_source("""func.func @f() -> (i8, i1, i8, ui8, i8, i32, i1) {
+  %a = arith.constant 255 : i8
+  %b = arith.constant 0 : i8
+  %0 = arith.maxsi %a, %b : i8
+  %1 = arith.cmpi slt, %a, %b : i8
+  %2 = arith.divsi %b, %a : i8
+  %c = arith.constant 200 : ui8
+  %d = arith.constant 100 : ui8
+  %3 = arith.addi %c, %d : ui8
+  %4 = arith.muli %a, %a : i8
+  %t = arith.constant true
+  %5 = arith.extsi %t : i1 to i32
+  %6 = arith.trunci %5 : i32 to i1
+  return %0, %1, %2, %3, %4, %5, %6 : i8, i1, i8, ui8, i8, i32, i1
+}""")
+    CanonicalizePass().run(m, PassContext())
+    ret = next(o for o in m.walk() if o.name == "func.return")
+    vals = [v.owner.attributes["value"].value for v in ret.operands]
+    assert [int(v) for v in vals] == [0, 1, 0, 44, 1, -1, 1]
