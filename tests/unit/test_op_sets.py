@@ -1005,3 +1005,22 @@ def test_integer_folds_read_the_bits_of_their_constants():
     ret = next(o for o in m.walk() if o.name == "func.return")
     vals = [v.owner.attributes["value"].value for v in ret.operands]
     assert [int(v) for v in vals] == [0, 1, 0, 44, 1, -1, 1]
+
+
+def test_switch_case_values_wrap_to_the_flag_width():
+    """``cf.switch %x : i8, [255: ...]`` is case -1 (it raised numpy's OverflowError)."""
+    from ireec.frontend.parser import parse_source
+    m = parse_source("""func.func @f(%x: i8) -> i32 {
+  cf.switch %x : i8, [
+    default: ^bb1,
+    255: ^bb2
+  ]
+^bb1:
+  %a = arith.constant 1 : i32
+  return %a : i32
+^bb2:
+  %b = arith.constant 2 : i32
+  return %b : i32
+}""")
+    sw = next(o for o in m.walk() if o.name == "cf.switch")
+    assert sw.attributes["case_values"].array.tolist() == [-1]
