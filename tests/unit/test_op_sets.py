@@ -1024,3 +1024,14 @@ def test_switch_case_values_wrap_to_the_flag_width():
 }""")
     sw = next(o for o in m.walk() if o.name == "cf.switch")
     assert sw.attributes["case_values"].array.tolist() == [-1]
+
+
+def test_rng_bit_generator_float_results_are_bits():
+    m_i = compile_src(_rbg_src("THREE_FRY", "tensor<4xi32>", "tensor<8xi32>"))
+    m_f = compile_src(_rbg_src("THREE_FRY", "tensor<4xi32>", "tensor<8xf32>"))
+    s = np.array([1, 2, 3, 4], np.int32)
+    np.testing.assert_array_equal(np.asarray(m_f.f(s)[1]).view(np.int32), m_i.f(s)[1])
+    m_p = compile_src(_rbg_src("PHILOX", "tensor<2xui64>", "tensor<3xf64>"))
+    m_q = compile_src(_rbg_src("PHILOX", "tensor<2xui64>", "tensor<3xui64>"))
+    s = np.array([5, 6], np.uint64)
+    np.testing.assert_array_equal(np.asarray(m_p.f(s)[1]).view(np.uint64), m_q.f(s)[1])

@@ -302,7 +302,7 @@ _WORDS = {"PHILOX": _philox_words, "DEFAULT": _philox_words, "THREE_FRY": _three
 def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
     """``stablehlo.rng_bit_generator`` with PHILOX/DEFAULT or THREE_FRY (see the module
     docstring); state ``tensor<4x(u)i32>`` or ``tensor<2x(u)i64>``, 8- to 64-bit integer
-    results (other element types: CompileError at the op)."""
+    or float results (their bits; other element types: CompileError at the op)."""
     state = op.operands[0]
     alg = shlo.rng_algorithm(op)
     words_of = _WORDS.get(alg)
@@ -319,10 +319,12 @@ def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
                            "(tensor<4xi32> or tensor<2xi64>)", op.loc)
     out_t = op.results[1].type
     shape = static_shape(op.results[1], op, "the result")
-    et = out_t.element_type
+    out_et = out_t.element_type
+    # Float results are the bits of the integer of their width (IREE's RngBitcastFloat).
+    et = T.IntegerType(out_et.width) if isinstance(out_et, T.FloatType) else out_et
     if not isinstance(et, T.IntegerType) or et.width not in (8, 16, 32, 64):
         raise CompileError(f"'stablehlo.rng_bit_generator' result {out_t} is not supported "
-                           "(8- to 64-bit integers)", op.loc)
+                           "(8- to 64-bit integers or floats)", op.loc)
     count = _count(alg, et, shape)
     rank = len(shape)
 
@@ -341,11 +343,11 @@ def lower_rng_bit_generator(op: Operation, b: Builder) -> List[Value]:
         sl = T.IntegerType(et.width)
         if v.type != sl:
             v = sb.op("arith.trunci", [v], sl)
-        if sl != et:
-            v = sb.op("arith.bitcast", [v], et)
+        if sl != out_et:
+            v = sb.op("arith.bitcast", [v], out_et)
         return [v]
 
-    init = empty(b, tensor_of(shape, et))
+    init = empty(b, tensor_of(shape, out_et))
     g = linalg.build_generic([], [init], [AffineMap.identity(rank)], ["parallel"] * rank, body, builder=b)
 
     def state_body(sb, args):
