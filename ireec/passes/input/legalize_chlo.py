@@ -15,21 +15,16 @@ written from the CHLO op definitions (ChloOps.td):
   (compares with ±inf), ``next_after`` (bit stepping as in C's nextafter).
 * ``erf``/``erfc``: a ``linalg.generic`` applying ``math.erf``/``math.erfc`` (libm's
   functions are exact to an ulp; upstream expands them into rational approximations).
-
 * ``top_k``: as upstream's ``TopKOpConversion``: an ``iota`` of indices along the last
   dimension, a stable ``stablehlo.sort`` of (values, indices) by ``GT`` on the values (ties
   keep the lower index first), then ``slice`` of the first ``k`` along that dimension.
-
 * ``lgamma``/``digamma``: the Lanczos approximation (g = 7, 9 terms) and its derivative, with
   the reflection formulas below 0.5; ``erf_inv``: Giles' single-precision polynomials.
 * ``conj`` (``complex(real, -imag)``), ``constant_like`` (a splat of the operand's shape),
   ``mulhi`` (high half of the double-width product).
-
 * ``zeta`` (Hurwitz, Euler–Maclaurin with Cephes' constants) and ``polygamma`` (digamma, or
   ``(-1)^(n+1) n! zeta(n + 1, x)``), also in their ``broadcast_`` forms.
-
 * ``bessel_i1e``: power series below 15, asymptotic expansion above.
-
 * ``ragged_dot`` (lhs [m, k] ragged along m, rhs [g, k, n]): the group of each row from the
   cumulative group sizes, a gather of the rhs matrices and a batched ``dot_general``.
 
