@@ -5,8 +5,9 @@
   CHLO has exactly one row.
 * A row says ``supported`` exactly when a lowering exists for the op: the StableHLO /
   TOSA conversion tables, the CHLO legalization table, or the ops other input passes take
-  care of (composite: inliner; TOSA variables: the globals import; tosa.const_shape /
-  tosa.yield: consumed by their users).
+  care of (composite: inliner; TOSA variables: the globals import; dynamic ops with
+  constant shape operands: stablehlo-canonicalize-dynamism; tosa.const_shape / tosa.yield:
+  consumed by their users).
 * A ``supported`` row names a test ``path::function`` that exists; an ``unsupported`` row
   gives a reason.
 """
@@ -87,13 +88,14 @@ def _rows():
 
 def _lowered() -> set:
     from ireec.passes.input.convert_globals import _TOSA_VARIABLES
+    from ireec.passes.input.stablehlo_canonicalize_dynamism import PATTERNS as DYNAMISM
     from ireec.passes.input.inline import _CALLEE
     from ireec.passes.input.legalize_chlo import PATTERNS as CHLO
     from ireec.passes.input.stablehlo import PATTERNS as SHLO
     from ireec.passes.input.tosa import PATTERNS as TOSA
 
     handled_elsewhere = {n for n in _CALLEE if n.startswith("stablehlo.")}
-    handled_elsewhere |= {"tosa.const_shape", "tosa.yield"} | set(_TOSA_VARIABLES)
+    handled_elsewhere |= {"tosa.const_shape", "tosa.yield"} | set(_TOSA_VARIABLES) | set(DYNAMISM)
     return set(SHLO) | set(TOSA) | set(CHLO) | handled_elsewhere
 
 

@@ -1038,3 +1038,41 @@ def test_rng_bit_generator_float_results_are_bits():
     m_q = compile_src(_rbg_src("PHILOX", "tensor<2xui64>", "tensor<3xui64>"))
     s = np.array([5, 6], np.uint64)
     np.testing.assert_array_equal(np.asarray(m_p.f(s)[1]).view(np.uint64), m_q.f(s)[1])
+
+
+def test_dynamic_ops_with_constant_shapes():
+    """stablehlo-canonicalize-dynamism: constant shape/offset/padding operands make the
+    dynamic ops static (dynamic result types get their sizes from the constants)."""
+    src = """func.func @f(%x: tensor<2x6xf32>, %w: tensor<1x1x1x1xf32>, %img: tensor<1x4x4x1xf32>) -> (tensor<3x4xf32>, tensor<?x2x6xf32>, tensor<2x2xf32>, tensor<4x9xf32>, tensor<2x3xf32>, tensor<1x4x4x1xf32>) {
+  %s = stablehlo.constant dense<[3, 4]> : tensor<2xi64>
+  %0 = stablehlo.dynamic_reshape %x, %s : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<3x4xf32>
+  %bs = stablehlo.constant dense<[3, 2, 6]> : tensor<3xi64>
+  %1 = stablehlo.dynamic_broadcast_in_dim %x, %bs, dims = [1, 2] : (tensor<2x6xf32>, tensor<3xi64>) -> tensor<?x2x6xf32>
+  %st = stablehlo.constant dense<[0, 1]> : tensor<2xi64>
+  %li = stablehlo.constant dense<[2, 5]> : tensor<2xi64>
+  %sd = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %2 = stablehlo.real_dynamic_slice %x, %st, %li, %sd : (tensor<2x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x2xf32>
+  %pv = stablehlo.constant dense<-1.0> : tensor<f32>
+  %lo = stablehlo.constant dense<[1, 0]> : tensor<2xi64>
+  %hi = stablehlo.constant dense<[1, 3]> : tensor<2xi64>
+  %in = stablehlo.constant dense<[0, 0]> : tensor<2xi64>
+  %3 = stablehlo.dynamic_pad %x, %pv, %lo, %hi, %in : (tensor<2x6xf32>, tensor<f32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<4x9xf32>
+  %idx = stablehlo.constant dense<[[1, 2]]> : tensor<1x2xi64>
+  %ss = stablehlo.constant dense<[2, 3]> : tensor<2xi64>
+  %4 = "stablehlo.dynamic_gather"(%x, %idx, %ss) {dimension_numbers = #stablehlo.gather<offset_dims = [1, 2], start_index_map = [0, 1], index_vector_dim = 1>} : (tensor<2x6xf32>, tensor<1x2xi64>, tensor<2xi64>) -> tensor<1x2x3xf32>
+  %4r = stablehlo.reshape %4 : (tensor<1x2x3xf32>) -> tensor<2x3xf32>
+  %pad = stablehlo.constant dense<[[1, 1], [1, 1]]> : tensor<2x2xi64>
+  %5 = "stablehlo.dynamic_conv"(%img, %w, %pad) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[o, 0, 1, i]->[b, 0, 1, f]>, feature_group_count = 1 : i64, batch_group_count = 1 : i64, window_strides = array<i64: 1, 1>} : (tensor<1x4x4x1xf32>, tensor<1x1x1x1xf32>, tensor<2x2xi64>) -> tensor<1x6x6x1xf32>
+  %5s = stablehlo.slice %5 [0:1, 1:5, 1:5, 0:1] : (tensor<1x6x6x1xf32>) -> tensor<1x4x4x1xf32>
+  return %0, %1, %2, %3, %4r, %5s : tensor<3x4xf32>, tensor<?x2x6xf32>, tensor<2x2xf32>, tensor<4x9xf32>, tensor<2x3xf32>, tensor<1x4x4x1xf32>
+}"""
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    w = np.full((1, 1, 1, 1), 2.0, np.float32)
+    img = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
+    r0, r1, r2, r3, r4, r5 = compile_src(src).f(x, w, img)
+    np.testing.assert_array_equal(r0, x.reshape(3, 4))
+    np.testing.assert_array_equal(r1, np.broadcast_to(x, (3, 2, 6)))
+    np.testing.assert_array_equal(r2, x[0:2, 1:5:2])
+    np.testing.assert_array_equal(r3, np.pad(x, ((1, 1), (0, 3)), constant_values=-1.0))
+    np.testing.assert_array_equal(r4, x[0:2, 2:5])
+    np.testing.assert_array_equal(r5, 2 * img)
