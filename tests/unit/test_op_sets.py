@@ -1076,3 +1076,23 @@ def test_dynamic_ops_with_constant_shapes():
     np.testing.assert_array_equal(r3, np.pad(x, ((1, 1), (0, 3)), constant_values=-1.0))
     np.testing.assert_array_equal(r4, x[0:2, 2:5])
     np.testing.assert_array_equal(r5, 2 * img)
+
+
+@pytest.mark.parametrize("src,needle", [
+    ("""func.func @f(%a: tensor<4x4xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = "stablehlo.triangular_solve"(%a, %b) {lower = true, unit_diagonal = false} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}""", "requires attribute 'left_side'"),
+    ("""func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.cholesky %a, lower = true : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}""", "needs a static float tensor"),
+    ("""func.func @f(%a: tensor<2x3xf32>) -> tensor<3x3xf32> {
+  %0 = "stablehlo.unary_einsum"(%a) {einsum_config = "ii->ii"} : (tensor<2x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}""", "einsum_config"),
+])
+def test_new_lowerings_report_located_errors(src, needle):
+    with pytest.raises(ireec.CompileError) as e:
+        ireec.compile_source(src, target="c")
+    assert needle in str(e.value) and ":2:" in str(e.value)

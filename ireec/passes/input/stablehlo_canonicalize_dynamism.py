@@ -75,6 +75,8 @@ def _dynamic_broadcast_in_dim(op: Operation, b: Builder):
     shape = _ints(op.operands[1])
     if shape is None:
         return None
+    if "broadcast_dimensions" not in op.attributes:
+        raise CompileError("'stablehlo.dynamic_broadcast_in_dim' requires attribute 'broadcast_dimensions'", op.loc)
     dims = shlo.i64_list(op.attributes["broadcast_dimensions"])
     return _static(op, b, "stablehlo.broadcast_in_dim", [op.operands[0]], shape,
                    {"broadcast_dimensions": _arr(dims)})

@@ -146,6 +146,14 @@ class _H:
         return list(w.results[1:])
 
 
+def _attr(op: Operation, name: str):
+    """The value of attribute ``name``; CompileError at the op when it is missing."""
+    a = op.attributes.get(name)
+    if a is None or not hasattr(a, "value"):
+        raise CompileError(f"'{op.name}' requires attribute '{name}'", op.loc)
+    return a.value
+
+
 def _float_tensor(op: Operation, v: Value, what: str, min_rank: int) -> T.TensorType:
     t = v.type
     if (not isinstance(t, T.TensorType) or not t.has_static_shape or t.rank < min_rank
@@ -188,9 +196,9 @@ def lower_triangular_solve(op: Operation, b: Builder) -> List[Value]:
     ta = _float_tensor(op, a, "a", 2)
     _float_tensor(op, rhs, "b", 2)
     attr = op.attributes
-    left = bool(attr["left_side"].value)
-    lower = bool(attr["lower"].value)
-    unit = bool(attr["unit_diagonal"].value)
+    left = bool(_attr(op, "left_side"))
+    lower = bool(_attr(op, "lower"))
+    unit = bool(_attr(op, "unit_diagonal"))
     trans = shlo.enum_value(attr.get("transpose_a")) or "NO_TRANSPOSE"
     h = _H(b, op.loc)
     if trans != "NO_TRANSPOSE":
@@ -237,8 +245,8 @@ def lower_batch_norm_training(op: Operation, b: Builder) -> List[Value]:
     """``batch_norm_training``: (normalized output, batch mean, biased batch variance)."""
     x, scale, offset = op.operands
     _float_tensor(op, x, "operand", 1)
-    fi = int(op.attributes["feature_index"].value)
-    eps = float(op.attributes["epsilon"].value)
+    fi = int(_attr(op, "feature_index"))
+    eps = float(_attr(op, "epsilon"))
     h = _H(b, op.loc)
     dims, count, pf = _feature_stats(h, x, fi)
     ft = scale.type
@@ -255,8 +263,8 @@ def lower_batch_norm_grad(op: Operation, b: Builder) -> List[Value]:
     """``batch_norm_grad`` by the spec's formulas: (grad_operand, grad_scale, grad_offset)."""
     x, scale, mean, var, gy = op.operands
     t = _float_tensor(op, x, "operand", 1)
-    fi = int(op.attributes["feature_index"].value)
-    eps = float(op.attributes["epsilon"].value)
+    fi = int(_attr(op, "feature_index"))
+    eps = float(_attr(op, "epsilon"))
     h = _H(b, op.loc)
     dims, count, pf = _feature_stats(h, x, fi)
     ft = scale.type
@@ -341,7 +349,7 @@ def lower_tuple(op: Operation, b: Builder) -> Optional[List[Value]]:
             raise CompileError(f"a tuple used by '{u.name}' is not supported (only by "
                                "'stablehlo.get_tuple_element' in the same function)", op.loc)
     for u in users:
-        u.replace_with([op.operands[int(u.attributes["index"].value)]])
+        u.replace_with([op.operands[int(_attr(u, "index"))]])
     op.erase()
     return None
 
@@ -352,11 +360,11 @@ def lower_get_tuple_element(op: Operation, b: Builder) -> List[Value]:
     if not (isinstance(src, Operation) and src.name == "stablehlo.tuple"):
         raise CompileError("'stablehlo.get_tuple_element' of a tuple not built by 'stablehlo.tuple' "
                            "in the same function is not supported", op.loc)
-    return [src.operands[int(op.attributes["index"].value)]]
+    return [src.operands[int(_attr(op, "index"))]]
 
 
 def _einsum_labels(op: Operation) -> tuple:
-    cfg = op.attributes["einsum_config"].value.replace(" ", "")
+    cfg = str(_attr(op, "einsum_config")).replace(" ", "")
     ins, _, out = cfg.partition("->")
     parts = ins.split(",")
     if len(parts) != len(op.operands) or not _ or any(len(set(x)) != len(x) for x in parts + [out]):
