@@ -1096,3 +1096,28 @@ def test_new_lowerings_report_located_errors(src, needle):
     with pytest.raises(ireec.CompileError) as e:
         ireec.compile_source(src, target="c")
     assert needle in str(e.value) and ":2:" in str(e.value)
+
+
+def test_uniform_quantize_dequantize():
+    """The spec's formulas: q = convert(round_even(clamp(x / scale + zp))), x' = (q - zp) * scale;
+    per-tensor and per-axis, signed and unsigned storage, requantization."""
+    src = """func.func @f(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %q = stablehlo.uniform_quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<i8:f32, 0.5:-3>>
+  %0 = stablehlo.uniform_dequantize %q : (tensor<2x4x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<2x4xf32>
+  %p = stablehlo.uniform_quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<u8:f32:0, {0.25:10, 2.0:128}>>
+  %1 = stablehlo.uniform_dequantize %p : (tensor<2x4x!quant.uniform<u8:f32:0, {0.25:10, 2.0:128}>>) -> tensor<2x4xf32>
+  %n = stablehlo.uniform_quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<i8<-7:7>:f32, 1.5>>
+  %2 = stablehlo.uniform_dequantize %n : (tensor<2x4x!quant.uniform<i8<-7:7>:f32, 1.5>>) -> tensor<2x4xf32>
+  return %0, %1, %2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}"""
+    x = np.array([[0.26, -1.25, 100.0, -70.0], [3.75, 0.74, -0.25, 1.0]], np.float32)
+
+    def qdq(v, scale, zp, lo, hi):
+        q = np.round(np.clip(v / scale + zp, lo, hi))  # numpy rounds half to even
+        return ((q - zp) * scale).astype(np.float32)
+
+    r0, r1, r2 = compile_src(src).f(x)
+    np.testing.assert_array_equal(r0, qdq(x, 0.5, -3, -128, 127))
+    per_row = np.stack([qdq(x[0], 0.25, 10, 0, 255), qdq(x[1], 2.0, 128, 0, 255)])
+    np.testing.assert_array_equal(r1, per_row)
+    np.testing.assert_array_equal(r2, qdq(x, 1.5, 0, -7, 7))
