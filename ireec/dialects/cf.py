@@ -16,10 +16,9 @@ Successor operands are the op's operands after the condition/flag; ``cf.cond_br`
 """
 from __future__ import annotations
 
-import numpy as np
 
 from ..ir import types as T
-from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, StringAttr
+from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, StringAttr, int_array
 from ..ir.core import Operation
 from ..ir import verifier as V
 from .registry import register
@@ -84,7 +83,7 @@ def _parse_switch(p, name, loc):
     attrs = p.parse_optional_attr_dict()
     if cases:
         vt = T.VectorType((len(cases),), ft)
-        attrs["case_values"] = DenseElementsAttr(np.array(cases, dtype=T.numpy_dtype(ft)), vt)
+        attrs["case_values"] = DenseElementsAttr(int_array(cases, ft), vt)  # wrapped to the flag width
     attrs["case_operand_segments"] = DenseArrayAttr(T.i32, tuple(len(v) for v in case_vals))
     n_case = sum(len(v) for v in case_vals)
     attrs["operandSegmentSizes"] = segment_sizes(1, len(default_vals), n_case)

@@ -48,6 +48,9 @@ def _parse_device(p):
 
 
 def _parse_tol(p, attrs):
+    """``, atol F``/``, rtol F`` pairs; a bare ``, F`` first is the absolute tolerance (the
+    older positional form, ``check.expect_almost_eq_const(%a, dense<...>, 1.0e-4)``)."""
+    first = True
     while p.try_punct(","):
         for key in ("atol", "rtol"):
             if p.try_keyword(key):
@@ -55,7 +58,11 @@ def _parse_tol(p, attrs):
                 attrs[key] = FloatAttr(float(np.float32(v)), T.f32)
                 break
         else:
-            raise p.error("expected 'atol' or 'rtol'")
+            if not (first and (p.peek_char().isdigit() or p.peek_char() in "-.")):
+                raise p.error("expected 'atol' or 'rtol'")
+            v, kind = p.parse_number()
+            attrs["atol"] = FloatAttr(float(np.float32(v)), T.f32)
+        first = False
 
 
 def _make(n_values: int, const: bool, tol: bool):

@@ -32,7 +32,7 @@ from typing import Dict, List
 
 from ..frontend.parser import register_dialect_attr_parser
 from ..ir import types as T
-from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, TypeAttr, UnitAttr
+from ..ir.attributes import Attribute, DenseArrayAttr, OpaqueAttr, StringAttr, TypeAttr, UnitAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from ..ir import verifier as V
@@ -286,7 +286,7 @@ OTHER_PURE = (
     "add_shape", "sub_shape", "mul_shape", "div_ceil_shape", "div_floor_shape", "mod_shape",
     "max_shape", "min_shape", "exp2_shape", "log2_ceil_shape", "log2_floor_shape",
     "concat_shape", "slice_shape", "assert_equal_shape", "dim_shape")
-OTHER = ("custom", "variable", "variable_read", "variable_write")
+OTHER = ("custom",)
 
 for _op in UNARY_ELEMENTWISE:
     register(f"tosa.{_op}", parse_tosa_op, print_tosa_op, traits=("pure", "elementwise"))
@@ -297,6 +297,70 @@ for _op in OTHER_PURE:
     register(f"tosa.{_op}", parse_tosa_op, print_tosa_op, traits=("pure",))
 for _op in OTHER:
     register(f"tosa.{_op}", parse_tosa_op, print_tosa_op)
+
+
+# Stateful variables: ``tosa.variable @v = dense<...> : tensor<...>`` (module level),
+# ``%x = tosa.variable_read @v : T``, ``tosa.variable_write @v, %x : T``; the older spellings
+# ``tosa.variable.read`` / ``tosa.variable.write`` parse to the same ops.
+def _parse_variable(p, name, loc):
+    attrs: Dict[str, Attribute] = {"sym_name": StringAttr(p.parse_symbol_name())}
+    if p.try_punct("="):
+        init = p.parse_attribute()
+        attrs["initial_value"] = init
+        t = getattr(init, "type", None)
+        if p.try_punct(":"):
+            t = p.parse_type()
+        attrs["type"] = TypeAttr(t)
+    else:
+        p.expect(":")
+        attrs["type"] = TypeAttr(p.parse_type())
+        if p.try_punct("="):
+            attrs["initial_value"] = p.parse_attribute()
+    attrs.update(p.parse_optional_attr_dict())
+    return Operation("tosa.variable", [], [], dict(sorted(attrs.items())), loc=loc)
+
+
+def _print_variable(pr, op):
+    a = op.attributes
+    init = a.get("initial_value")
+    pr.write(f" @{a['sym_name'].value}")
+    pr.write(f" = {init}" if init is not None else f" : {a['type'].value}")
+
+
+def _parse_variable_read(p, name, loc):
+    ref = p.parse_symbol_ref()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation("tosa.variable_read", [], [t], dict(sorted({"name": ref, **attrs}.items())), loc=loc)
+
+
+def _print_variable_read(pr, op):
+    pr.write(f" {op.attributes['name']} : {op.result_types[0]}")
+
+
+def _parse_variable_write(p, name, loc):
+    ref = p.parse_symbol_ref()
+    p.expect(",")
+    v = p.parse_operand()
+    attrs = p.parse_optional_attr_dict()
+    p.expect(":")
+    t = p.parse_type()
+    return Operation("tosa.variable_write", [p.resolve(v, t)], [], dict(sorted({"name": ref, **attrs}.items())),
+                     loc=loc)
+
+
+def _print_variable_write(pr, op):
+    pr.write(f" {op.attributes['name']}, ")
+    pr.print_operands(op.operands)
+    pr.write(f" : {op.operands[0].type}")
+
+
+register("tosa.variable", _parse_variable, _print_variable)
+for _n in ("tosa.variable_read", "tosa.variable.read"):
+    register(_n, _parse_variable_read, _print_variable_read)
+for _n in ("tosa.variable_write", "tosa.variable.write"):
+    register(_n, _parse_variable_write, _print_variable_write)
 # tosa.const: parses both syntaxes, prints generic (valid for every MLIR version).
 register("tosa.const", parse_tosa_op, None, traits=("pure",))
 

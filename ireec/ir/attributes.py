@@ -280,6 +280,57 @@ def _element_str(v, et: Type) -> str:
     return str(int(v))
 
 
+def wrap_int(value: int, t: Type) -> int:
+    """``value`` reduced modulo 2**width into the range of integer type ``t`` (MLIR's
+    two's-complement semantics: signed range for signless and ``si`` types, unsigned for
+    ``ui``, 0/1 for 1-bit types; ``index`` is 64-bit). Python ints never overflow, so this
+    is the one place where a wider result (a fold of ``127 + 1 : i8``) becomes the value the
+    type holds (``-128``)."""
+    w = 64 if isinstance(t, IndexType) else t.width
+    v = int(value) & ((1 << w) - 1)
+    if w > 1 and getattr(t, "signedness", "") != "u" and v >> (w - 1):
+        v -= 1 << w
+    return v
+
+
+def int_array(values, t: Type) -> np.ndarray:
+    """Integers ``values`` (Python ints, nested lists or any integer/bool array) as a numpy
+    array of ``t``'s dtype, every element wrapped as :func:`wrap_int` does. numpy itself
+    raises OverflowError for out-of-range Python ints (``np.int8(128)``) and silently
+    truncates arrays, so every int → numpy conversion of the compiler goes through here."""
+    dt = numpy_dtype(t)
+    if isinstance(values, np.ndarray) and values.dtype == dt:
+        return values
+    try:
+        a = np.asarray(values)
+    except OverflowError:
+        a = np.asarray(values, dtype=object)
+    if a.dtype == dt:
+        return a
+    if a.dtype.kind == "f":
+        a = a.astype(np.int64)
+    if a.dtype.kind == "O":
+        flat = [wrap_int(int(v), t) for v in a.reshape(-1)]
+        return np.array(flat, dtype=dt).reshape(a.shape)
+    w = 64 if isinstance(t, IndexType) else t.width
+    u = a.astype(np.uint64)  # modulo 2**64, as two's complement
+    if w < 64:
+        u &= np.uint64((1 << w) - 1)
+    if dt == np.bool_:
+        return u.astype(np.bool_)
+    if dt.kind == "u":
+        return u.astype(dt)
+    if w == 64:
+        return u.view(np.int64).astype(dt, copy=False)
+    s = u.astype(np.int64)
+    s = np.where(s >= (1 << (w - 1)), s - (1 << w), s)
+    return s.astype(dt)
+
+
+def _is_int_type(t: Type) -> bool:
+    return isinstance(t, (IntegerType, IndexType))
+
+
 def to_raw_bytes(arr: np.ndarray, et: Type) -> bytes:
     """Bytes of ``arr`` as MLIR stores element type ``et`` (i1 one byte per element)."""
     return np.ascontiguousarray(arr).astype(numpy_dtype(et), copy=False).tobytes()
@@ -303,6 +354,8 @@ class DenseElementsAttr(Attribute):
     def __init__(self, array: np.ndarray, type: ShapedType):
         shape = tuple(type.shape)
         dt = numpy_dtype(type.element_type)
+        if _is_int_type(type.element_type) and not (isinstance(array, np.ndarray) and array.dtype == dt):
+            array = int_array(array, type.element_type)
         if isinstance(array, np.ndarray) and _is_broadcast(array) and array.dtype == dt:
             self.array = np.broadcast_to(array.reshape(-1)[:1].reshape(()), shape)
         else:
@@ -313,7 +366,8 @@ class DenseElementsAttr(Attribute):
     @classmethod
     def splat(cls, value, type: ShapedType) -> "DenseElementsAttr":
         """Every element of ``type`` equal to ``value``, without allocating the elements."""
-        one = np.array(value, dtype=numpy_dtype(type.element_type)).reshape(())
+        et = type.element_type
+        one = (int_array(value, et) if _is_int_type(et) else np.array(value, dtype=numpy_dtype(et))).reshape(())
         return cls(np.broadcast_to(one, tuple(type.shape)), type)
 
     @property

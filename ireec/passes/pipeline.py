@@ -33,6 +33,7 @@ from .input.decompose_tensor_concat import DecomposeTensorConcatPass
 from .input.drop_compiler_hints import DropCompilerHintsPass
 from .input.inline import InlinePass
 from .input.legalize_chlo import LegalizeChloPass
+from .input.stablehlo_canonicalize_dynamism import StableHloCanonicalizeDynamismPass
 from .input.stablehlo_refine_shapes import StableHloRefineShapesPass
 from .pass_base import Pass
 from .stream.schedule_allocation import ScheduleAllocationPass
@@ -47,6 +48,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("input", ConvertGlobalsPass, "ml_program globals become util globals; never-stored globals become constants"),
     ("input", ConvertCheckToResultsPass, "check.expect_* operands become results that `ireec check` compares"),
     ("input", LegalizeChloPass, "CHLO's broadcasting and composite ops become plain StableHLO"),
+    ("input", StableHloCanonicalizeDynamismPass, "dynamic StableHLO ops whose shape operands are constants become static ops"),
     ("input", StableHloRefineShapesPass, "StableHLO ops whose operands are static values behind dynamic types get static result types"),
     ("input", ConvertStableHloToLinalgPass, "StableHLO becomes linalg/tensor/arith (scf for while/if/case)"),
     ("input", ConvertTosaToLinalgPass, "TOSA becomes linalg/tensor/arith (scf for while_loop/cond_if)"),

@@ -29,7 +29,7 @@ from typing import List, Optional, Sequence
 from ...dialects.linalg import is_linalg_structured, outputs
 from ...dialects.tensor import K_DYNAMIC, i64_array, reassociation, segment_sizes, split_segments
 from ...ir import types as T
-from ...ir.attributes import DenseElementsAttr, IntegerAttr, TypeAttr
+from ...ir.attributes import DenseElementsAttr, IntegerAttr, TypeAttr, wrap_int
 from ...ir.core import Operation, Value
 from ..pass_base import Pass, PassContext, apply_to_functions, register_pass
 
@@ -322,18 +322,19 @@ class _Canonicalizer:
             if n in _UINT_FOLDS:
                 m = (1 << _width(st)) - 1
                 a, b = vals[0] & m, vals[1] & m
-            else:
-                a, b = vals
+            else:  # the signed values the bits stand for (a constant may be written 255 : i8)
+                a, b = _wrap(vals[0], st), _wrap(vals[1], st)
             if n in ("arith.divsi", "arith.remsi", "arith.floordivsi", "arith.ceildivsi",
                      "arith.divui", "arith.remui", "arith.ceildivui") and b == 0:
                 return
             r = (_INT_FOLDS.get(n) or _UINT_FOLDS[n])(a, b)
         elif n in ("arith.extui", "arith.index_castui"):
             r = vals[0] & ((1 << _width(st)) - 1)
+        elif n == "arith.extsi" and _width(st) == 1:  # true sign-extends to all ones
+            r = -(vals[0] & 1)
         else:  # index_cast, extsi, trunci: sign-preserving, then wrapped to the result width
-            r = vals[0]
-        c = self.constant(op, _wrap(r, rt) if not (isinstance(rt, T.IntegerType) and rt.width == 1)
-                          else r & 1, rt)
+            r = _wrap(vals[0], st) if isinstance(st, (T.IntegerType, T.IndexType)) and _width(st) > 1 else vals[0]
+        c = self.constant(op, wrap_int(r, rt), rt)
         self.replace(op, [c])
 
     def fold_cmpi(self, op: Operation) -> None:
@@ -345,6 +346,8 @@ class _Canonicalizer:
             return
         m = (1 << _width(t)) - 1
         ua, ub = a & m, b & m
+        if _width(t) > 1:  # signed predicates compare the two's-complement values
+            a, b = _wrap(a, t), _wrap(b, t)
         pred = op.attributes["predicate"].value
         r = [a == b, a != b, a < b, a <= b, a > b, a >= b, ua < ub, ua <= ub, ua > ub, ua >= ub][pred]
         self.replace(op, [self.constant(op, int(r), T.i1)])

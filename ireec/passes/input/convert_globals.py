@@ -6,7 +6,8 @@ become ``util.global`` / ``util.global.load`` / ``util.global.store``) and util'
 through ``util.global.address`` + ``util.global.load.indirect``) become ``arith.constant``
 ops of its initial value, and the global goes. ``#util.byte_pattern<N>`` initial values fill
 every byte with N (IREE's placeholder for weights, e.g. in mnist_fake_weights). Mutable globals
-stay as module state for the stream phase.
+stay as module state for the stream phase. TOSA's ``variable`` / ``variable_read`` /
+``variable_write`` are imported the same way (mutable globals; MLIR's ``tosa-to-mlprogram``).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Dict
 import numpy as np
 
 from ...ir import types as T
-from ...ir.attributes import DenseElementsAttr, UnitAttr
+from ...ir.attributes import DenseElementsAttr, StringAttr, TypeAttr, UnitAttr
 from ...ir.core import Builder, Operation
 from ...ir.diagnostics import CompileError
 from ..pass_base import Pass, PassContext, register_pass
@@ -36,6 +37,42 @@ def initial_value(g: Operation):
         raw = np.full(n, int(m.group(1)) & 0xFF, dtype=np.uint8)
         return DenseElementsAttr(raw.view(T.numpy_dtype(t.element_type)).reshape(t.shape), t)
     return v
+
+
+def _tosa_variable(op: Operation) -> None:
+    """``tosa.variable`` → mutable ``util.global`` (MLIR's ``tosa-to-mlprogram`` makes it a
+    mutable ``ml_program.global``). TOSA 1.0's generic form gives the element type and
+    ``var_shape``; the custom form a typed initial value."""
+    a = op.attributes
+    t = a["type"].value
+    if not isinstance(t, T.TensorType) and "var_shape" in a:
+        shape = tuple(int(x) for x in (a["var_shape"].int_list() if hasattr(a["var_shape"], "int_list")
+                                      else a["var_shape"].values))
+        t = T.TensorType(shape, t)
+    attrs = {"sym_name": a["sym_name"], "type": TypeAttr(t), "is_mutable": UnitAttr(),
+             "sym_visibility": StringAttr("private")}
+    init = a.get("initial_value")
+    if init is not None:
+        if isinstance(init, DenseElementsAttr) and init.type != t:
+            init = DenseElementsAttr(init.array.reshape(t.shape), t)
+        attrs["initial_value"] = init
+    Builder.before(op).create("util.global", [], [], attrs)
+    op.erase()
+
+
+def _tosa_variable_read(op: Operation) -> None:
+    ld = Builder.before(op).create("util.global.load", [], [op.results[0].type], {"global": op.attributes["name"]})
+    op.replace_with([ld.result])
+
+
+def _tosa_variable_write(op: Operation) -> None:
+    Builder.before(op).create("util.global.store", list(op.operands), [], {"global": op.attributes["name"]})
+    op.erase()
+
+
+# TOSA's stateful variables become util globals like ml_program's.
+_TOSA_VARIABLES = {"tosa.variable": _tosa_variable, "tosa.variable_read": _tosa_variable_read,
+                   "tosa.variable_write": _tosa_variable_write}
 
 
 @register_pass
@@ -78,7 +115,9 @@ class ConvertGlobalsPass(Pass):
     @staticmethod
     def _import_ml_program(module: Operation) -> None:
         for op in list(module.walk()):
-            if op.name == "ml_program.global":
+            if op.name in _TOSA_VARIABLES:
+                _TOSA_VARIABLES[op.name](op)
+            elif op.name == "ml_program.global":
                 attrs = {"sym_name": op.attributes["sym_name"], "type": op.attributes["type"]}
                 if "sym_visibility" in op.attributes:
                     attrs["sym_visibility"] = op.attributes["sym_visibility"]

@@ -18,7 +18,9 @@ from .stablehlo import PATTERNS
 BODY_OPS = frozenset({
     "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.map", "stablehlo.sort",
     "stablehlo.scatter", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
-    "stablehlo.reduce_scatter"})
+    "stablehlo.reduce_scatter", "stablehlo.collective_reduce"})
+
+_MAX_SWEEPS = 8  # expansions nest at most this deep
 
 
 def _in_body(op: Operation) -> bool:
@@ -38,17 +40,24 @@ class ConvertStableHloToLinalgPass(Pass):
     name = "iree-stablehlo-to-linalg"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        for op in list(module.walk()):
-            if not op.name.startswith("stablehlo.") or not is_attached(op, module):
-                continue
-            if _in_body(op):
-                continue
-            lower = PATTERNS.get(op.name)
-            if lower is None:
-                continue  # reported below
-            new = lower(op, Builder.before(op))
-            if new is not None:
-                op.replace_with(list(new))
+        # Patterns that expand an op into other StableHLO ops (cholesky, triangular_solve,
+        # batch_norm_training...) leave those for the next sweep.
+        for _ in range(_MAX_SWEEPS):
+            progress = False
+            for op in list(module.walk()):
+                if not op.name.startswith("stablehlo.") or not is_attached(op, module):
+                    continue
+                if _in_body(op):
+                    continue
+                lower = PATTERNS.get(op.name)
+                if lower is None:
+                    continue  # reported below
+                new = lower(op, Builder.before(op))
+                if new is not None:
+                    op.replace_with(list(new))
+                progress = True
+            if not progress:
+                break
         for op in module.walk():
             if op.name.startswith("stablehlo."):
                 raise CompileError(f"'{op.name}' is not supported by the StableHLO input conversion", op.loc)

@@ -5,18 +5,34 @@ function defined in the module is replaced by a copy of the callee's body. A sin
 callee is spliced in place; a multi-block one splits the caller's block at the call, its
 blocks go in between, and each ``func.return`` branches to the continuation with the returned
 values. Private functions left without callers are erased. Recursion is an error.
+
+``stablehlo.composite`` is a call of its ``decomposition`` function (its semantics in the
+StableHLO spec; upstream's ``stablehlo-legalize-composite-to-call`` makes it one), so it is
+inlined the same way.
 """
 from __future__ import annotations
 
 from typing import Dict
 
 from ...dialects.func import callee_name, func_name, is_declaration
+from ...ir.attributes import SymbolRefAttr
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .convert_scf_to_cf import _br, _split_after
 
 _MAX_DEPTH = 64
+
+
+def _decomposition(op: Operation) -> str:
+    d = op.attributes.get("decomposition")
+    if d is None:
+        raise CompileError("'stablehlo.composite' needs a 'decomposition' function", op.loc)
+    return d.root if isinstance(d, SymbolRefAttr) else str(d).lstrip("@")
+
+
+# Call-like ops: {op name: the name of the function it calls}.
+_CALLEE = {"func.call": callee_name, "stablehlo.composite": _decomposition}
 
 
 @register_pass
@@ -26,13 +42,14 @@ class InlinePass(Pass):
     def run(self, module: Operation, ctx: PassContext) -> None:
         funcs: Dict[str, Operation] = {func_name(f): f for f in functions(module)}
         for _ in range(_MAX_DEPTH):
-            calls = [op for op in module.walk() if op.name == "func.call"]
+            calls = [op for op in module.walk() if op.name in _CALLEE]
             if not calls:
                 break
             for call in calls:
-                callee = funcs.get(callee_name(call))
+                name = _CALLEE[call.name](call)
+                callee = funcs.get(name)
                 if callee is None or is_declaration(callee):
-                    raise CompileError(f"call of '@{callee_name(call)}', which has no body in this module "
+                    raise CompileError(f"call of '@{name}', which has no body in this module "
                                        "(external functions are not supported)", call.loc)
                 self.inline(call, callee)
         else:

@@ -22,7 +22,8 @@ from ....ir.affine import AffineConst, AffineDim, AffineMap
 from ....ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
 from ....ir.core import Builder, Operation, Value
 from .utils import (I1, I32, I64, INDEX, const_ints, elementwise, empty, enum_attr, extract,
-                    fail, highest, int_array_attr, int_attr, is_bool, is_float, lowest, ranked)
+                    fail, highest, int_array_attr, int_attr, is_bool, is_float, is_unsigned, lowest,
+                    ranked)
 
 PATTERNS: Dict = {}
 
@@ -39,6 +40,8 @@ def _cmp(sb: ScalarBuilder, pred_f: str, pred_i: str, a: Value, b: Value) -> Val
     if is_float(a.type):
         return sb.op("arith.cmpf", [a, b], I1,
                      {"predicate": IntegerAttr(CMPF_PREDICATES.index(pred_f), I64)})
+    if is_unsigned(a.type) and pred_i[0] == "s":  # uiN compares without sign
+        pred_i = "u" + pred_i[1:]
     return sb.op("arith.cmpi", [a, b], I1,
                  {"predicate": IntegerAttr(CMPI_PREDICATES.index(pred_i), I64)})
 
@@ -99,8 +102,16 @@ def _bitwise_not(sb, x, op):
     return sb.op("arith.xori", [x, _c(sb, -1 if not is_bool(x.type) else 1, x.type)], x.type)
 
 
+def _clz(sb, x, op):
+    """Leading zero bits of an integer (TOSA ``CLZ``; 32 for 0 in i32)."""
+    if is_float(x.type) or is_bool(x.type):
+        raise fail(op, f"is only defined on integers, got {x.type}")
+    from ..stablehlo.common import _clz as clz_bits
+    return clz_bits(sb, x)
+
+
 for _name, _fn in {
-    "abs": _abs, "exp": _float_only("math.exp"), "log": _float_only("math.log"),
+    "abs": _abs, "clz": _clz, "exp": _float_only("math.exp"), "log": _float_only("math.log"),
     "floor": _float_only("math.floor"), "ceil": _float_only("math.ceil"),
     "tanh": _float_only("math.tanh"), "rsqrt": _float_only("math.rsqrt"),
     "sin": _float_only("math.sin"), "cos": _float_only("math.cos"),
@@ -158,7 +169,7 @@ def _min_max(kind: str):
             if is_float(t):
                 name = f"arith.{kind}{'numf' if ignore else 'imumf'}"
             else:
-                name = f"arith.{kind}{'ui' if is_bool(t) else 'si'}"
+                name = f"arith.{kind}{'ui' if is_unsigned(t) else 'si'}"
             return [sb.op(name, args[:2], t)]
 
         return [elementwise(op, b, op.operands[:2], rt, body)]

@@ -18,7 +18,7 @@ from ....ir.affine import AffineMap
 from ....ir.attributes import IntegerAttr
 from ....ir.core import Builder, Operation
 from .utils import (I1, I64, enum_attr, expand, fail, filled, highest, int_attr,
-                    is_bool, is_float, linalg_index, lowest, static)
+                    is_bool, is_float, is_unsigned, linalg_index, lowest, static)
 
 PATTERNS: Dict = {}
 
@@ -53,7 +53,7 @@ def _reduce(kind: str):
                 if is_float(et):
                     name = f"arith.{kind}{'numf' if ignore else 'imumf'}"
                 else:
-                    name = f"arith.{kind}si"
+                    name = f"arith.{kind}{'ui' if is_unsigned(et) else 'si'}"
             else:
                 name = "arith.andi" if kind == "all" else "arith.ori"
             return [sb.op(name, [x, acc], et)]
@@ -121,7 +121,8 @@ def _argmax(op: Operation, b: Builder):
                 take = sb.op("arith.andi", [sb.op("arith.ori", [gt, x_nan], I1), not_bnan], I1)
         else:
             take = sb.op("arith.cmpi", [x, best], I1,
-                         {"predicate": IntegerAttr(CMPI_PREDICATES.index("sgt"), I64)})
+                         {"predicate": IntegerAttr(CMPI_PREDICATES.index(
+                             "ugt" if is_unsigned(et) else "sgt"), I64)})
         return [sb.op("arith.select", [take, x, best], et),
                 sb.op("arith.select", [take, i, best_i], it)]
 

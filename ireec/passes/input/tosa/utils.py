@@ -66,18 +66,27 @@ def scalar_attr(value, et: T.Type) -> Attribute:
     return IntegerAttr(int(value), et)
 
 
+def is_unsigned(et: T.Type) -> bool:
+    """Whether ``et`` is an integer compared without sign: ``uiN`` or ``i1``."""
+    return isinstance(et, T.IntegerType) and (et.signedness == "u" or et.width == 1)
+
+
 def lowest(et: T.Type):
     """Identity of max: -inf for floats, the smallest signed value for integers."""
     if is_float(et):
         return float("-inf")
-    return 0 if is_bool(et) else -(1 << (et.width - 1))
+    if is_unsigned(et):
+        return 0
+    return -(1 << (et.width - 1))
 
 
 def highest(et: T.Type):
     """Identity of min: +inf for floats, the largest signed value for integers."""
     if is_float(et):
         return float("inf")
-    return 1 if is_bool(et) else (1 << (et.width - 1)) - 1
+    if is_unsigned(et):
+        return (1 << et.width) - 1
+    return (1 << (et.width - 1)) - 1
 
 
 def constant(b: Builder, value, et: T.Type) -> Value:
