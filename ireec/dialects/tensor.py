@@ -588,7 +588,24 @@ def _verify_slice(n_fixed: int, source_index: int):
                                  f"tensor rank ({full.rank})")
         if n_fixed == 2 and not V.compatible_types(op.results[0].type, op.operands[1].type):
             raise V.op_error(op, "failed to verify that result type matches type of dest")
+        sizes = [None if v == K_DYNAMIC else v for v in op.attributes["static_sizes"].value]
+        if not _rank_reduces_to(sizes, list(sliced.shape)):
+            raise V.op_error(op, f"expected type to be {V.type_str(sliced)} or a rank-reduced "
+                                 f"version of sizes [{', '.join('?' if d is None else str(d) for d in sizes)}]")
     return check
+
+
+def _rank_reduces_to(sizes, shape) -> bool:
+    """Whether ``shape`` is ``sizes`` with some unit dimensions dropped (dynamic entries,
+    None, match anything): upstream ``isRankReducedType``."""
+    i = 0
+    for d in sizes:
+        if i < len(shape) and V.compatible_dims(d, shape[i]) and (
+                d != 1 or len(sizes) - len(shape) <= 0 or shape[i] == 1):
+            i += 1
+        elif d != 1:
+            return False
+    return i == len(shape)
 
 
 def _verify_reshape_groups(expand: bool):

@@ -81,3 +81,18 @@ func.func @load_undefined() -> tensor<f32> {
   %0 = util.global.load @countr : tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @extract_slice_sizes(%a: tensor<128x256xi32>) -> tensor<100x250xi32> {
+  // expected-error @+1 {{'tensor.extract_slice' op expected type to be 'tensor<100x250xi32>' or a rank-reduced version of sizes [10, 250]}}
+  %0 = tensor.extract_slice %a [0, 0] [10, 250] [1, 1] : tensor<128x256xi32> to tensor<100x250xi32>
+  return %0 : tensor<100x250xi32>
+}
+
+// -----
+
+func.func @extract_slice_rank_reduced(%a: tensor<4x8xf32>) -> tensor<8xf32> {
+  %0 = tensor.extract_slice %a [1, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
