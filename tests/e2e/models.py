@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -45,6 +45,19 @@ def read_status(path: Path = STATUS_FILE) -> Dict[str, Tuple[str, str]]:
         if m:
             out[m.group(1).strip()] = (m.group(2), m.group(3))
     return out
+
+
+def skip_unless_pass(path: Optional[Path]) -> None:
+    """Skip (with the reason) a test of a model file that is absent, or not ``pass`` in the
+    status file; fail for a file with no row (a new case needs one)."""
+    import pytest
+
+    if path is None:
+        pytest.skip("../shared/models is not present")
+    row = read_status().get(rel(path))
+    assert row is not None, f"{rel(path)} is a new model file: add its row to {STATUS_FILE.name}"
+    if row[0] != "pass":
+        pytest.skip(f"{rel(path)} is {row[0]} in {STATUS_FILE.name}: {row[1]}")
 
 
 def inputs_and_expected(path: Path):

@@ -13,10 +13,9 @@ from ireec.frontend.parser import parse_file
 from ireec.ir.core import Operation, Value
 
 from .common import shared_path
-from .models import STATUS_FILE, model_files, read_status, rel
+from .models import model_files, rel, skip_unless_pass
 
 MODELS = model_files()
-STATUS = read_status()
 #: Host ops that only re-type a value: a constant seen through them is still a constant.
 _VIEWS = {"flow.tensor.reshape", "flow.tensor.bitcast", "tensor.cast"}
 
@@ -43,12 +42,7 @@ def flow_module(path) -> Operation:
 
 @pytest.mark.parametrize("path", MODELS or [None], ids=[rel(p) for p in MODELS] or ["absent"])
 def test_no_dispatch_reads_only_constants(path):
-    if path is None:
-        pytest.skip("../shared/models is not present")
-    row = STATUS.get(rel(path))
-    assert row is not None, f"{rel(path)} is a new model file: add its row to {STATUS_FILE.name}"
-    if row[0] != "pass":
-        pytest.skip(f"{rel(path)} is {row[0]} in {STATUS_FILE.name}: {row[1]}")
+    skip_unless_pass(path)
     assert constant_only_dispatches(flow_module(path)) == []
 
 

@@ -12,20 +12,14 @@ from ireec.compiler import compile_file
 
 from ireec.passes.stream.schedule_allocation import pack_greedy_by_size, pack_transients, peak_live_bytes
 
-from .models import STATUS_FILE, model_files, read_status, rel
+from .models import model_files, rel, skip_unless_pass
 
 MODELS = model_files()
-STATUS = read_status()
 
 
 @pytest.mark.parametrize("path", MODELS or [None], ids=[rel(p) for p in MODELS] or ["absent"])
 def test_arena_is_near_the_lower_bound(path):
-    if path is None:
-        pytest.skip("../shared/models is not present")
-    row = STATUS.get(rel(path))
-    assert row is not None, f"{rel(path)} is a new model file: add its row to {STATUS_FILE.name}"
-    if row[0] != "pass":
-        pytest.skip(f"{rel(path)} is {row[0]} in {STATUS_FILE.name}: {row[1]}")
+    skip_unless_pass(path)
     out = compile_file(str(path), target="c")
     functions = out.report["functions"]
     assert functions, f"{Path(path).name}: no function was planned"

@@ -37,7 +37,7 @@ import numpy as np
 from ...dialects import linalg as L
 from ...dialects.tensor import K_DYNAMIC
 from ...ir import types as T
-from ...ir.affine import AffineConst, AffineDim, AffineExpr, AffineMap, AffineSymbol
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap, AffineSymbol, eval_expr
 from ...ir.attributes import DenseElementsAttr, DenseResourceAttr, FloatAttr, IntegerAttr
 from ...ir.core import Operation, Value
 
@@ -309,23 +309,19 @@ def eval_scalar_op(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
 
 # ----------------------------------------------------------------- structured ops
 def _affine_eval(e: AffineExpr, grids: Sequence):
-    """``e`` over numpy index grids (MLIR's floordiv/ceildiv/mod semantics)."""
-    if isinstance(e, AffineDim):
-        return grids[e.pos]
-    if isinstance(e, AffineConst):
-        return e.value
-    if isinstance(e, AffineSymbol):
+    """``e`` over numpy index grids (MLIR's floordiv/ceildiv/mod semantics, which numpy's
+    ``//`` and ``%`` share: :func:`ireec.ir.affine.eval_expr` works on arrays as on ints)."""
+    if any(isinstance(x, AffineSymbol) for x in _affine_leaves(e)):
         raise Unsupported("affine map with symbols")
-    a, b = _affine_eval(e.lhs, grids), _affine_eval(e.rhs, grids)
-    if e.kind == "+":
-        return a + b
-    if e.kind == "*":
-        return a * b
-    if e.kind == "floordiv":
-        return a // b
-    if e.kind == "ceildiv":
-        return -((-a) // b)
-    return a % b
+    return eval_expr(e, grids)
+
+
+def _affine_leaves(e: AffineExpr):
+    if isinstance(e, AffineBinary):
+        yield from _affine_leaves(e.lhs)
+        yield from _affine_leaves(e.rhs)
+    else:
+        yield e
 
 
 def _view(arr: np.ndarray, m: AffineMap, order: Sequence[int], ranges: Sequence[int]) -> np.ndarray:
