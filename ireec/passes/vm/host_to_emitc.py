@@ -23,10 +23,11 @@ from .kernel_to_emitc import _str_array, c_ident
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
 
-def _load_expr(ptr: str, et: T.Type) -> str:
-    """C expression reading one element of type ``et`` at ``ptr`` (a ``uint8_t *``)."""
+def _load_expr(ptr: str, et: T.Type, target) -> str:
+    """C expression reading one element of type ``et`` at ``ptr`` (a ``uint8_t *``), through
+    the target's host read (``Target.host_read``)."""
     st = storage_ctype(et)
-    raw = f"(*(const {st} *)({ptr}))"
+    raw = target.host_read(st, ptr)
     conv = load_conversion(et)
     if conv:
         return f"{conv}{raw}"
@@ -35,14 +36,16 @@ def _load_expr(ptr: str, et: T.Type) -> str:
     return raw
 
 
-def _store_stmt(ptr: str, et: T.Type, value: str) -> str:
+def _store_stmt(ptr: str, et: T.Type, value: str, target) -> str:
+    """C statement storing ``value`` as one element of type ``et`` at ``ptr``, through the
+    target's host write (``Target.host_write``)."""
     st = storage_ctype(et)
     conv = store_conversion(et)
     if conv:
         value = f"{conv}({value})"
     elif isinstance(et, T.IntegerType) and et.width == 1:
         value = f"(uint8_t)({value})"
-    return f"*({st} *)({ptr}) = {value};"
+    return target.host_write(st, ptr, value)
 
 
 def _constant_below(v: Value, bound: int) -> bool:
@@ -74,8 +77,9 @@ def _drop_dead_scalars(f: Operation) -> None:
 
 
 class _HostLowering:
-    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation]):
+    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation], target):
         self.f = f
+        self.target = target
         self.module_name = module_name
         self.entries = entries
         self.names: Dict[Value, str] = {}
@@ -101,6 +105,7 @@ class _HostLowering:
         params = [f"const {storage_ctype(t.element_type)} *input{i}" for i, t in enumerate(sig.inputs)]
         params += [f"{storage_ctype(t.element_type)} *result{j}" for j, t in enumerate(sig.results)]
         params.append("void *workspace")
+        params += self.target.host_extra_params()
         _drop_dead_scalars(f)
         blocks = list(f.regions[0].blocks)
         for i, blk in enumerate(blocks[1:], 1):
@@ -184,21 +189,21 @@ class _HostLowering:
         elif n == "stream.resource.alloca":
             self.base[op.results[0]] = "(uint8_t *)workspace"
         elif n == "stream.resource.constants":
-            self.base[op.results[0]] = f"{mod}_constant_pool"
+            self.base[op.results[0]] = self.target.constants_base(mod)
         elif n == "stream.resource.globals":
-            self.base[op.results[0]] = f"{mod}_global_state"
+            self.base[op.results[0]] = self.target.globals_base(mod)
         elif n == "hal.command_buffer.dispatch":
             entry = op.attributes["entry_point"].nested[-1]
             kfn = self.entries[entry]
             btypes = [x.value for x in kfn.attributes["bindings"].value]
             args = [f"({bt} *)({self.base[v]} + {off})"
                     for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes)]
-            self.call(f"{mod}_{c_ident(entry)}", args)
+            self.call(f"{mod}_{c_ident(entry)}", args + self.target.launch_extra_args())
         elif n == "stream.cmd.copy":
             src, dst = op.operands
-            self.call("memcpy", [f"{self.base[dst]} + {op.attributes['target_offset'].value}",
-                                 f"{self.base[src]} + {op.attributes['source_offset'].value}",
-                                 str(op.attributes["length"].value)])
+            self.call(*self.target.host_copy(f"{self.base[dst]} + {op.attributes['target_offset'].value}",
+                                             f"{self.base[src]} + {op.attributes['source_offset'].value}",
+                                             str(op.attributes["length"].value)))
         elif n == "stream.resource.load":
             if not op.results[0].uses:
                 return
@@ -206,13 +211,13 @@ class _HostLowering:
             if _is_empty(op):  # an element of an empty tensor: undefined, and nothing to read
                 self.assign(op.results[0], c_literal(0, op.results[0].type))
                 return
-            self.assign(op.results[0], _load_expr(self.address(op, op.operands[0], op.operands[1:]), et))
+            self.assign(op.results[0], _load_expr(self.address(op, op.operands[0], op.operands[1:]), et, self.target))
         elif n == "stream.resource.store":
             v, res = op.operands[:2]
             et = op.attributes["element_type"].value
             if _is_empty(op):
                 return
-            self.emit(_store_stmt(self.address(op, res, op.operands[2:]), et, self.name(v)))
+            self.emit(_store_stmt(self.address(op, res, op.operands[2:]), et, self.name(v), self.target))
         elif n == "arith.constant":
             self.assign(op.results[0], c_literal(op.attributes["value"].value, op.results[0].type))
         elif op.dialect in ("arith", "math") and len(op.results) == 1:
@@ -234,6 +239,9 @@ class _HostLowering:
             raise CompileError(f"'{n}' cannot be lowered to C in the host program yet", op.loc)
 
 
-def _lower_host(f: Operation, module_name: str, entries: Dict[str, Operation]) -> Operation:
-    """The emitc.func of host function ``f`` (after the stream and hal phases)."""
-    return _HostLowering(f, module_name, entries).run()
+def _lower_host(f: Operation, module_name: str, entries: Dict[str, Operation], target=None) -> Operation:
+    """The emitc.func of host function ``f`` (after the stream and hal phases) for ``target``
+    (a Target object or name; default ``c``)."""
+    from ...targets import get_target  # the registry imports passes; import on use
+
+    return _HostLowering(f, module_name, entries, get_target(target if target is not None else "c")).run()

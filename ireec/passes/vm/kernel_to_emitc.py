@@ -146,13 +146,18 @@ class KernelLowering:
     lowering) into an ``emitc.func`` named ``<entry>_workgroup``.
 
     Parameters of the C function: one restrict-qualified pointer per binding (``const``
-    for read-only ones), then ``workgroup_id_x/y/z``. Unsupported ops raise CompileError
+    for read-only ones), then the target's workgroup id parameters
+    (``Target.workgroup_id_params``: ``workgroup_id_x/y/z``); its specifiers are the target's
+    (``Target.kernel_specifiers``). Unsupported ops raise CompileError
     at their location.
     """
 
-    def __init__(self, kernel: Operation, entry: str):
+    def __init__(self, kernel: Operation, entry: str, target=None):
+        from ...targets import get_target  # the registry imports passes; import on use
+
         self.kernel = kernel
         self.entry = entry
+        self.target = get_target(target if target is not None else "c")
         self.map: Dict[Value, object] = {}
         self.workgroup_count = self._workgroup_count()
 
@@ -181,8 +186,9 @@ class KernelLowering:
             const = "const " if s.attributes["descriptor_flags"].value == "ReadOnly" else ""
             params.append(f"{const}{storage_ctype(t.element_type)} *IREEC_RESTRICT binding{s.attributes['binding'].value}")
             arg_types.append(t)
-        params += ["int64_t workgroup_id_x", "int64_t workgroup_id_y", "int64_t workgroup_id_z"]
-        arg_types += [T.index] * 3
+        ids = self.target.workgroup_id_params()
+        params += ids
+        arg_types += [T.index] * len(ids)
         blk = Block(arg_types)
         for s, a in zip(subspans, blk.args):
             self.map[s.results[0]] = a
@@ -194,9 +200,9 @@ class KernelLowering:
         inline_single_trip_loops(blk)
         hoist_loop_invariants(blk)
         mark_independent_loops(blk)
-        # Kernels with loops get an AVX2 clone (IREEC_KERNEL_CLONES, templates/c/kernels.c.j2).
+        # CPU targets give kernels with loops an AVX2 clone (IREEC_KERNEL_CLONES).
         has_loop = any(o.name in ("emitc.for", "emitc.loop") for top in blk.ops for o in top.walk())
-        specifiers = ["static", "IREEC_KERNEL_CLONES"] if has_loop else ["static"]
+        specifiers = self.target.kernel_specifiers(has_loop)
         extra = {"index_ctype": StringAttr("int32_t")} if index_fits_32_bits(self.kernel) else {}
         return Operation("emitc.func", attributes={**extra,
             "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
