@@ -1,0 +1,246 @@
+"""Target ``cuda``: the generated CUDA sources compile with nvcc on any machine that has it
+(compile only, warnings as errors, with only ``ireec_runtime.h`` beside them), ``ireec build
+--target=cuda`` links a library whose reflection loads without a GPU, and, on a machine with
+an NVIDIA GPU (tests marked ``gpu``), the seeds, the models and the corpus run on the GPU and
+match numpy / their expected outputs.
+
+Also here: a target registered from this file (a subclass of the C target with its own name,
+kernel specifier and ``#define``) is built and run without editing any ireec module.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+import pytest
+
+import ireec
+from ireec.compiler import compile_file
+from ireec.runtime.loader import StatusError
+from ireec.runtime.build import RUNTIME_HEADER, build_shared_library
+from ireec.targets import get_target, register_target, target_names, unregister_target
+from ireec.targets.c import CTarget
+from ireec.targets.cuda import gpu_visible
+
+from . import corpus
+from .common import build, run_cli
+from .models import inputs_and_expected, model_files, read_status, rel
+
+INPUTS = Path(__file__).resolve().parent / "inputs"
+SEEDS = sorted(INPUTS.glob("*.mlir"))
+NVCC = shutil.which(os.environ.get("NVCC", "nvcc"))
+needs_nvcc = pytest.mark.skipif(NVCC is None, reason="nvcc not found (set NVCC)")
+GPU = gpu_visible()
+#: Flags of the compile-only check: the default GPU architecture, no FMA contraction, every
+#: nvcc warning an error, and the host compiler's -Wall -Wextra -Werror.
+NVCC_CHECK = ["-O3", "-arch=sm_90", "-fmad=false", "-Werror", "all-warnings",
+              "-Xcompiler", "-fPIC,-Wall,-Wextra,-Werror"]
+PASS_MODELS = [p for p in model_files() if read_status().get(rel(p), ("",))[0] == "pass"]
+
+
+def _nvcc_check(directory: Path) -> List[str]:
+    """Compile every .cu file of ``directory`` to an object (two at a time); the error
+    messages of the ones that fail."""
+    cus = sorted(p.name for p in directory.glob("*.cu"))
+    assert cus, f"no .cu file in {directory}"
+
+    def one(name: str) -> str:
+        proc = subprocess.run([NVCC] + NVCC_CHECK + ["-I", ".", "-c", name, "-o", name + ".o"],
+                              cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return "" if proc.returncode == 0 else f"{name}:\n{proc.stdout}"
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return [e for e in pool.map(one, cus) if e]
+
+
+def _write_vmc(path: Path, out: Path) -> Dict[str, str]:
+    """``ireec compile --target=cuda --output-format=vm-c`` of ``path`` into ``out``."""
+    files = compile_file(str(path), target="cuda").files
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text)
+    return files
+
+
+def _check_sources_compile(path: Path, out: Path) -> None:
+    files = _write_vmc(path, out)
+    mod = next(n[:-3] for n in files if n.endswith(".cu") and not n.endswith("_kernels.cu"))
+    assert sorted(files) == sorted([f"{mod}.h", f"{mod}.cu", f"{mod}_kernels.h", f"{mod}_kernels.cu",
+                                    RUNTIME_HEADER])
+    errors = _nvcc_check(out)
+    assert not errors, "\n".join(errors)
+
+
+# --------------------------------------------------------------------------- no GPU needed
+@needs_nvcc
+@pytest.mark.parametrize("path", SEEDS, ids=[p.stem for p in SEEDS])
+def test_seed_sources_compile_with_nvcc(path, tmp_path):
+    """The vm-c sources of a seed compile on their own (only ireec_runtime.h beside them)."""
+    _check_sources_compile(path, tmp_path)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("path", PASS_MODELS or [None], ids=[rel(p) for p in PASS_MODELS] or ["absent"])
+def test_model_sources_compile_with_nvcc(path, tmp_path):
+    """Every model whose status is ``pass`` compiles for cuda with nvcc, warning-free."""
+    if path is None:
+        pytest.skip("../shared/models is not present")
+    _check_sources_compile(path, tmp_path)
+
+
+def _corpus_files_passing_on_c() -> List[Path]:
+    """Corpus files all of whose tests pass on ``c`` (tests/e2e/corpus_status.md)."""
+    if not corpus.CORPUS.is_dir():
+        return []
+    rows: Dict[str, List[str]] = {}
+    for (f, _name), (status, _why) in corpus.read_status().items():
+        rows.setdefault(f, []).append(status)
+    return [corpus.CORPUS / f for f, sts in sorted(rows.items()) if all(s == "pass" for s in sts)]
+
+
+CORPUS_FILES = _corpus_files_passing_on_c()
+
+
+@needs_nvcc
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CORPUS_FILES or [None],
+                         ids=[str(p.relative_to(corpus.CORPUS)) for p in CORPUS_FILES] or ["absent"])
+def test_corpus_sources_compile_with_nvcc(path, tmp_path):
+    """Every corpus file that passes on ``c`` compiles for cuda with nvcc, warning-free."""
+    if path is None:
+        pytest.skip("../shared/corpus/iree_e2e is not present")
+    _check_sources_compile(path, tmp_path)
+
+
+@needs_nvcc
+def test_build_cuda_library_and_load_without_gpu(tmp_path, capsys):
+    """``ireec build --target=cuda`` links a .so with nvcc; ``ireec.load`` reads its
+    reflection; without a GPU a call fails with UNAVAILABLE instead of crashing."""
+    lib = build(INPUTS / "add.mlir", tmp_path, capsys, target="cuda")
+    m = ireec.load(lib)
+    assert m.functions
+    name = m.functions[0]
+    args = [np.ones(t.shape, dtype=t.dtype) for t in m.info(name).args]
+    if GPU:
+        np.testing.assert_array_equal(m.call(name, *args), ireec.load(build(INPUTS / "add.mlir", tmp_path / "c", capsys)).call(name, *args))
+        return
+    with pytest.raises(StatusError) as e:
+        m.call(name, *args)
+    assert e.value.status_name in ("UNAVAILABLE", "INCOMPATIBLE")
+
+
+@needs_nvcc
+def test_cuda_arch_flag_reaches_nvcc(tmp_path, capsys):
+    """``--cuda-arch`` is nvcc's ``-arch`` (an unknown one fails the build, naming it)."""
+    code, _out, err = run_cli(["build", str(INPUTS / "abs.mlir"), "--target=cuda",
+                               "--cuda-arch=sm_1234", "-o", str(tmp_path / "lib.so")], capsys)
+    assert code == 1 and "sm_1234" in err
+    assert get_target("cuda").configure(cuda_arch="sm_80").compile_flags()[1] == "-arch=sm_80"
+
+
+def test_cuda_is_a_target_of_every_command(tmp_path, capsys):
+    """--target=cuda and --iree-hal-target-backends=cuda are accepted by compile and check."""
+    assert "cuda" in target_names()
+    code, _out, err = run_cli(["compile", str(INPUTS / "abs.mlir"), "--iree-hal-target-backends=cuda",
+                               "--output-format=vm-c", "-o", str(tmp_path / "o")], capsys)
+    assert code == 0, err
+    assert (tmp_path / "o" / "abs_kernels.cu").exists()
+    text = (tmp_path / "o" / "abs_kernels.cu").read_text()
+    assert "__global__" in text and "blockIdx" in text and "<<<" in text
+
+
+def test_static_workspace_is_refused_for_cuda(tmp_path, capsys):
+    code, _out, err = run_cli(["compile", str(INPUTS / "matmul_128.mlir"), "--target=cuda",
+                               "--workspace=static", "--output-format=vm-c", "-o", str(tmp_path / "o")],
+                              capsys)
+    assert code == 1 and "--workspace=static is not supported for --target=cuda" in err
+
+
+# --------------------------------------------------------------------------- a toy target
+class ToyTarget(CTarget):
+    """The C target under another name, with its own kernel specifier and a ``#define``."""
+
+    name = "toy"
+    variant = "toy_c"
+
+    def kernel_preamble(self):
+        return ["#define TOY_KERNEL __attribute__((noinline))"]
+
+    def kernel_specifiers(self, has_loop):
+        return ["static", "TOY_KERNEL"]
+
+
+@pytest.fixture
+def toy_target():
+    register_target(ToyTarget)
+    try:
+        yield ToyTarget
+    finally:
+        unregister_target(ToyTarget.name)
+
+
+def test_toy_target_registered_from_a_test_builds_and_runs(toy_target, tmp_path, capsys):
+    """A target added from outside ireec is a --target choice, renders with its own kernel
+    specifier and preamble, and its library computes what numpy does."""
+    out = compile_file(str(INPUTS / "add.mlir"), target="toy")
+    kernels = out.files["add_kernels.c"]
+    assert "#define TOY_KERNEL" in kernels and "static TOY_KERNEL void" in kernels
+    assert "Target: toy." in kernels
+    lib = build(INPUTS / "add.mlir", tmp_path, capsys, target="toy")
+    m = ireec.load(lib)
+    name = m.functions[0]
+    rng = np.random.default_rng(0)
+    a, b = [rng.standard_normal(t.shape).astype(t.dtype) for t in m.info(name).args]
+    np.testing.assert_array_equal(m.call(name, a, b), a + b)
+    lib2 = build_shared_library(out.files, out.module_name, tmp_path / "lib2.so", target=ToyTarget())
+    assert lib2.exists()
+
+
+# --------------------------------------------------------------------------- on a GPU
+@pytest.mark.parametrize("path", SEEDS, ids=[p.stem for p in SEEDS])
+@pytest.mark.gpu
+def test_gpu_seed_matches_c(path, tmp_path, capsys):
+    """Each seed function on the GPU matches the ``c`` target within 1e-5."""
+    if not GPU:
+        pytest.skip("no NVIDIA GPU visible (nvidia-smi -L)")
+    c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
+    g = ireec.load(build(path, tmp_path / "cuda", capsys, target="cuda"))
+    rng = np.random.default_rng(0)
+    for name in c.functions:
+        args = [rng.standard_normal(t.shape).astype(t.dtype) for t in c.info(name).args]
+        np.testing.assert_allclose(g.call(name, *args), c.call(name, *args), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("path", PASS_MODELS or [None], ids=[rel(p) for p in PASS_MODELS] or ["absent"])
+def test_gpu_model_matches_expected(path, tmp_path, capsys):
+    """Every ``pass`` model on the GPU within rtol = atol = 1e-4 of its expected output."""
+    if not GPU:
+        pytest.skip("no NVIDIA GPU visible (nvidia-smi -L)")
+    if path is None:
+        pytest.skip("../shared/models is not present")
+    args, expected = inputs_and_expected(path)
+    m = ireec.load(build(path, tmp_path, capsys, target="cuda"))
+    out = m.call(m.functions[0], *args)
+    if isinstance(out, (list, tuple)):
+        out = out[0]
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_gpu_corpus_passes_exactly_what_c_passes():
+    """On the GPU, every corpus test has the same outcome as on ``c``."""
+    if not GPU:
+        pytest.skip("no NVIDIA GPU visible (nvidia-smi -L)")
+    if not corpus.CORPUS.is_dir():
+        pytest.skip("../shared/corpus/iree_e2e is not present")
+    cu = {(f, n): st for f, n, st, _ in corpus.run_all("cuda")}
+    c = {k: st for k, (st, _why) in corpus.read_status().items()}
+    differ = sorted(k for k in c if (c[k] == "pass") != (cu.get(k) == "pass"))
+    assert not differ, f"cuda and c differ on {len(differ)} tests: {differ[:10]}"
