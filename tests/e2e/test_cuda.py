@@ -85,6 +85,7 @@ def test_seed_sources_compile_with_nvcc(path, tmp_path):
 
 
 @needs_nvcc
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PASS_MODELS or [None], ids=[rel(p) for p in PASS_MODELS] or ["absent"])
 def test_model_sources_compile_with_nvcc(path, tmp_path):
     """Every model whose status is ``pass`` compiles for cuda with nvcc, warning-free."""
