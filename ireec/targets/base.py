@@ -117,6 +117,12 @@ class Target(abc.ABC):
         first) of a dispatch; none for a plain serial loop nest."""
         return []
 
+    def distribute_workgroup(self, body) -> int:
+        """Map the workgroup function's body (an emitc Block, after loop-invariant hoisting
+        and independence marking) onto the threads of a workgroup, rewriting it in place;
+        returns the workgroup size (threads). CPU targets run a workgroup on one thread."""
+        return 1
+
     def lowering_config(self, kind: str, shape: Sequence[int]) -> Optional[dict]:
         """Lowering-config policy (IREE's ``KernelConfig``): tile sizes / workgroup size for a
         dispatch of ``kind`` ('elementwise', 'reduction', 'matmul', ...) over the iteration

@@ -257,7 +257,9 @@ class CTarget(Target):
         if any(c < 1 for c in wg):
             raise CompileError(f"workgroup count {wg} of {launch} must be positive", f.loc)
         grid = [(axis, c) for axis, c in (("z", wg[2]), ("y", wg[1]), ("x", wg[0])) if c > 1]
+        size = f.attributes.get("workgroup_size")
         return {"entry": f.attributes["launch"].value, "launch": launch, "body": print_function(f),
+                "workgroup_size": int(size.value) if size is not None else 1,
                 "binding_params": binding_params or ["void"],
                 "binding_args": [p.split()[-1] for p in binding_params],
                 "workgroup_count": wg, "grid": grid,

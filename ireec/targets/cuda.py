@@ -32,6 +32,22 @@ from .c import CTarget
 
 #: Largest grid extent per axis (CUDA: x up to 2**31 - 1, y and z up to 65535).
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
+#: Threads per block of a distributed workgroup, and the warp size it rounds up to.
+MAX_THREADS = 256
+WARP = 32
+#: Ops that may stand beside the distributed loop: every thread computes them alike.
+_UNIFORM_OPS = ("emitc.verbatim", "emitc.constant", "emitc.expression")
+
+
+def _int_constant(v) -> Optional[int]:
+    """The value of an ``emitc.constant`` integer (None for anything else)."""
+    o = v.owner
+    if getattr(o, "name", None) != "emitc.constant":
+        return None
+    val = getattr(o.attributes.get("value"), "value", None)
+    return val if isinstance(val, int) else None
+
+
 #: The architecture built for when no GPU is visible (H100/H200, with its PTX for newer GPUs).
 DEFAULT_ARCH = "sm_90"
 
@@ -92,6 +108,39 @@ class CUDATarget(CTarget):
         """The workgroup function is a ``__device__`` function called by its ``__global__``
         kernel with the block ids."""
         return ["static", "__device__"]
+
+    def distribute_workgroup(self, body) -> int:
+        """Spread the workgroup's loop over the block's threads when the body is one loop
+        whose iterations are independent (marked ``ivdep``: elementwise work) with only pure
+        scalar ops around it: thread ``t`` runs iterations ``lb + t*step``, ``+ blockDim.x*step``
+        ... (block-stride, so consecutive threads touch consecutive elements). Block size:
+        :data:`MAX_THREADS`, or the trip count rounded up to a warp when smaller. Any other
+        body runs on one thread (returns 1)."""
+        loops = [op for op in body.ops if op.name == "emitc.for"]
+        if len(loops) != 1 or "ivdep" not in loops[0].attributes:
+            return 1
+        if any(op.name not in _UNIFORM_OPS for op in body.ops if op is not loops[0]):
+            return 1
+        loop = loops[0]
+        lb, ub, step = loop.operands[:3]
+        trip = None
+        consts = [_int_constant(v) for v in (lb, ub, step)]
+        if None not in consts and consts[2] > 0:
+            trip = max(0, -(-(consts[1] - consts[0]) // consts[2]))
+        threads = MAX_THREADS if trip is None else min(MAX_THREADS, max(WARP, -(-trip // WARP) * WARP))
+        if threads <= 1:
+            return 1
+        from ..ir.attributes import StringAttr
+        from ..ir.core import Builder
+
+        b = Builder(body, body.ops.index(loop), loop.loc)
+        first = b.create("emitc.expression", [lb, step], [lb.type],
+                         {"c": StringAttr("{0} + (int)threadIdx.x * {1}")}).result
+        stride = b.create("emitc.expression", [step], [step.type],
+                          {"c": StringAttr("(int)blockDim.x * {0}")}).result
+        loop.set_operand(0, first)
+        loop.set_operand(2, stride)
+        return threads
 
     # ------------------------------------------------------------------ host program
     def host_extra_params(self) -> List[str]:

@@ -200,10 +200,13 @@ class KernelLowering:
         inline_single_trip_loops(blk)
         hoist_loop_invariants(blk)
         mark_independent_loops(blk)
+        workgroup_size = self.target.distribute_workgroup(blk)
         # CPU targets give kernels with loops an AVX2 clone (IREEC_KERNEL_CLONES).
         has_loop = any(o.name in ("emitc.for", "emitc.loop") for top in blk.ops for o in top.walk())
         specifiers = self.target.kernel_specifiers(has_loop)
         extra = {"index_ctype": StringAttr("int32_t")} if index_fits_32_bits(self.kernel) else {}
+        if workgroup_size > 1:
+            extra["workgroup_size"] = IntegerAttr(workgroup_size, T.i64)
         return Operation("emitc.func", attributes={**extra,
             "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
