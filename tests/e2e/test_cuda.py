@@ -245,3 +245,16 @@ def test_gpu_corpus_passes_exactly_what_c_passes():
     c = {k: st for k, (st, _why) in corpus.read_status().items()}
     differ = sorted(k for k in c if (c[k] == "pass") != (cu.get(k) == "pass"))
     assert not differ, f"cuda and c differ on {len(differ)} tests: {differ[:10]}"
+
+
+def test_elementwise_workgroup_runs_on_a_block_of_threads():
+    """An elementwise dispatch (one independent loop per workgroup) is spread over the
+    block's threads, block-stride; a matmul workgroup stays on one thread."""
+    chain = compile_file(str(Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / "elementwise_chain.mlir"),
+                         target="cuda").files["elementwise_chain_kernels.cu"]
+    assert "(int)threadIdx.x" in chain and "(int)blockDim.x" in chain
+    assert "dim3(256, 1, 1)" in chain
+    mm = compile_file(str(INPUTS / "matmul_small.mlir"), target="cuda").files["matmul_small_kernels.cu"]
+    assert "threadIdx" not in mm and "dim3(1, 1, 1), 0, stream>>>" in mm
+    c = compile_file(str(INPUTS / "add.mlir"), target="c").files["add_kernels.c"]
+    assert "threadIdx" not in c
