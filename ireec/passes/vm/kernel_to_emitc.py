@@ -297,96 +297,90 @@ class KernelLowering:
 
     # ------------------------------------------------------------------ ops
     def convert_op(self, op: Operation, b: Builder) -> None:
+        """Lower one op through :data:`CONVERTERS` (``{op name: method}``); other ``arith``
+        and ``math`` ops become C expressions. CompileError for anything else."""
+        fn = CONVERTERS.get(op.name)
+        if fn is not None:
+            fn(self, op, b)
+        elif op.dialect in ("arith", "math") and len(op.results) == 1:
+            self._scalar_op(op, b)
+        else:
+            raise CompileError(f"'{op.name}' cannot be lowered to C yet", op.loc)
+
+    def _skip(self, op: Operation, b: Builder) -> None:
+        """Ops with nothing to emit (bindings are parameters; no deallocation in C)."""
+
+    def _view(self, op: Operation, b: Builder) -> None:
+        # Strided types carry absolute offsets from the base pointer.
+        self.map[op.results[0]] = self.v(op.operands[0])
+
+    def _alloc(self, op: Operation, b: Builder) -> None:
+        t = op.results[0].type
+        attrs = {"array_size": IntegerAttr(t.num_elements, T.index),
+                 "element": StringAttr(storage_ctype(t.element_type))}
+        if "ireec.c_shape" in op.attributes and t.layout is None:
+            # Declared with its shape in C (see ireec/emitc/c_printer.py).
+            attrs["dims"] = DenseArrayAttr(T.i64, tuple(t.shape))
+        r = b.create("emitc.variable", [], [t], attrs)
+        self.map[op.results[0]] = r.result
+
+    def _get_global(self, op: Operation, b: Builder) -> None:
+        self.map[op.results[0]] = self._global(b, op)
+
+    def _dim(self, op: Operation, b: Builder) -> None:
+        t = op.operands[0].type
+        d = op.operands[1].owner
+        if not (isinstance(d, Operation) and d.name == "arith.constant"):
+            raise CompileError("memref.dim with a computed dimension is not supported", op.loc)
+        self.map[op.results[0]] = self._index_const(b, t.shape[d.attributes["value"].value])
+
+    def _convert_workgroup_id(self, op: Operation, b: Builder) -> None:
+        self.map[op.results[0]] = self.workgroup_ids[_dimension(op)]
+
+    def _convert_workgroup_count(self, op: Operation, b: Builder) -> None:
+        self.map[op.results[0]] = self._index_const(b, self.workgroup_count[_dimension(op)])
+
+    def _convert_workgroup_size(self, op: Operation, b: Builder) -> None:
+        # A workgroup is one invocation of this function: IREE's LLVMCPU workgroup size is [1, 1, 1].
+        self.map[op.results[0]] = self._index_const(b, 1)
+
+    def _execute_region(self, op: Operation, b: Builder) -> None:
+        if len(op.regions[0].blocks) != 1:
+            raise CompileError("scf.execute_region with several blocks is not supported in kernels", op.loc)
+        vars_ = self._variables(b, op.result_types, [None] * len(op.results), op)
+        blk = Block()
+        self.convert_block(op.regions[0].blocks[0], blk,
+                           lambda y, yb: self._assign(yb, vars_, y.operands, y))
+        for o in list(blk.ops):
+            o.detach()
+            b.insert(o)
+        for r, var in zip(op.results, vars_):
+            self.map[r] = var
+
+    def _constant(self, op: Operation, b: Builder) -> None:
+        t = op.results[0].type
+        attr = op.attributes["value"]
+        if isinstance(t, T.ShapedType):
+            self.map[op.results[0]] = self._const_buffer(b, attr, op)
+            return
+        r = b.create("emitc.constant", [], [t], {"value": attr})
+        self.map[op.results[0]] = r.result
+
+    def _scalar_op(self, op: Operation, b: Builder) -> None:
+        """An ``arith``/``math`` op on scalars → ``emitc.expression`` (identities folded)."""
         name = op.name
-        if name in ("hal.interface.binding.subspan", "func.return", "memref.dealloc",
-                    "memref.assume_alignment"):
+        if any(isinstance(x.type, T.ShapedType) for x in list(op.operands) + op.results):
+            raise CompileError(f"'{name}' on {op.results[0].type} reached kernel code generation "
+                               "(elementwise ops on tensors/vectors are not lowered here)", op.loc)
+        rt = op.results[0].type
+        folded = self._fold_identity(op)
+        if folded is not None:
+            self.map[op.results[0]] = folded
             return
-        if name in VIEW_OPS:
-            # Strided types carry absolute offsets from the base pointer.
-            self.map[op.results[0]] = self.v(op.operands[0])
-            return
-        if name in ("memref.alloca", "memref.alloc"):
-            t = op.results[0].type
-            attrs = {"array_size": IntegerAttr(t.num_elements, T.index),
-                     "element": StringAttr(storage_ctype(t.element_type))}
-            if "ireec.c_shape" in op.attributes and t.layout is None:
-                # Declared with its shape in C (see ireec/emitc/c_printer.py).
-                attrs["dims"] = DenseArrayAttr(T.i64, tuple(t.shape))
-            r = b.create("emitc.variable", [], [t], attrs)
-            self.map[op.results[0]] = r.result
-            return
-        if name == "memref.get_global":
-            self.map[op.results[0]] = self._global(b, op)
-            return
-        if name in ("memref.load", "memref.store", "tensor.extract"):
-            self._load_store(op, b)
-            return
-        if name == "memref.copy":
-            self._copy(op, b)
-            return
-        if name == "memref.dim":
-            t = op.operands[0].type
-            d = op.operands[1].owner
-            if not (isinstance(d, Operation) and d.name == "arith.constant"):
-                raise CompileError("memref.dim with a computed dimension is not supported", op.loc)
-            self.map[op.results[0]] = self._index_const(b, t.shape[d.attributes["value"].value])
-            return
-        if name == "hal.interface.workgroup.id":
-            self.map[op.results[0]] = self.workgroup_ids[_dimension(op)]
-            return
-        if name == "hal.interface.workgroup.count":
-            self.map[op.results[0]] = self._index_const(b, self.workgroup_count[_dimension(op)])
-            return
-        if name == "hal.interface.workgroup.size":
-            # CPU workgroups are one invocation: IREE's LLVMCPU workgroup size is [1, 1, 1].
-            self.map[op.results[0]] = self._index_const(b, 1)
-            return
-        if name == "scf.for":
-            self._for(op, b)
-            return
-        if name == "scf.if":
-            self._if(op, b)
-            return
-        if name == "scf.while":
-            self._while(op, b)
-            return
-        if name == "scf.execute_region":
-            if len(op.regions[0].blocks) != 1:
-                raise CompileError("scf.execute_region with several blocks is not supported in kernels", op.loc)
-            vars_ = self._variables(b, op.result_types, [None] * len(op.results), op)
-            blk = Block()
-            self.convert_block(op.regions[0].blocks[0], blk,
-                               lambda y, yb: self._assign(yb, vars_, y.operands, y))
-            for o in list(blk.ops):
-                o.detach()
-                b.insert(o)
-            for r, var in zip(op.results, vars_):
-                self.map[r] = var
-            return
-        if name == "arith.constant":
-            t = op.results[0].type
-            attr = op.attributes["value"]
-            if isinstance(t, T.ShapedType):
-                self.map[op.results[0]] = self._const_buffer(b, attr, op)
-                return
-            r = b.create("emitc.constant", [], [t], {"value": attr})
-            self.map[op.results[0]] = r.result
-            return
-        if (op.dialect in ("arith", "math")) and len(op.results) == 1:
-            if any(isinstance(x.type, T.ShapedType) for x in list(op.operands) + op.results):
-                raise CompileError(f"'{name}' on {op.results[0].type} reached kernel code generation "
-                                   "(elementwise ops on tensors/vectors are not lowered here)", op.loc)
-            rt = op.results[0].type
-            folded = self._fold_identity(op)
-            if folded is not None:
-                self.map[op.results[0]] = folded
-                return
-            tmpl = INDEX_ARITH.get(name) if isinstance(rt, T.IndexType) else None
-            r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt],
-                         {"c": StringAttr(tmpl or c_expression(op))})
-            self.map[op.results[0]] = r.result
-            return
-        raise CompileError(f"'{name}' cannot be lowered to C yet", op.loc)
+        tmpl = INDEX_ARITH.get(name) if isinstance(rt, T.IndexType) else None
+        r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt],
+                     {"c": StringAttr(tmpl or c_expression(op))})
+        self.map[op.results[0]] = r.result
 
     def _fold_identity(self, op: Operation) -> Optional[Value]:
         """``x + 0``, ``0 + x``, ``x - 0``, ``x * 1``, ``1 * x`` on integers/index are ``x``
@@ -598,6 +592,31 @@ def _constant_value(v: Value) -> Optional[int]:
 def _runs_at_least_once(loop: Operation) -> bool:
     lb, ub = (_constant_value(x) for x in loop.operands[:2])
     return lb is not None and ub is not None and lb < ub
+
+
+#: How :meth:`KernelLowering.convert_op` lowers each op ({op name: method}); ``arith`` and
+#: ``math`` ops not named here are C expressions (:meth:`KernelLowering._scalar_op`).
+CONVERTERS = {
+    **{n: KernelLowering._skip for n in ("hal.interface.binding.subspan", "func.return",
+                                         "memref.dealloc", "memref.assume_alignment")},
+    **{n: KernelLowering._view for n in VIEW_OPS},
+    "memref.alloca": KernelLowering._alloc,
+    "memref.alloc": KernelLowering._alloc,
+    "memref.get_global": KernelLowering._get_global,
+    "memref.load": KernelLowering._load_store,
+    "memref.store": KernelLowering._load_store,
+    "tensor.extract": KernelLowering._load_store,
+    "memref.copy": KernelLowering._copy,
+    "memref.dim": KernelLowering._dim,
+    "hal.interface.workgroup.id": KernelLowering._convert_workgroup_id,
+    "hal.interface.workgroup.count": KernelLowering._convert_workgroup_count,
+    "hal.interface.workgroup.size": KernelLowering._convert_workgroup_size,
+    "scf.for": KernelLowering._for,
+    "scf.if": KernelLowering._if,
+    "scf.while": KernelLowering._while,
+    "scf.execute_region": KernelLowering._execute_region,
+    "arith.constant": KernelLowering._constant,
+}
 
 
 def inline_single_trip_loops(blk: Block) -> None:
