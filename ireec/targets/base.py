@@ -108,9 +108,10 @@ class Target(abc.ABC):
         ``IREEC_KERNEL_CLONES`` attribute to functions with loops)."""
         return ["static", "IREEC_KERNEL_CLONES"] if has_loop else ["static"]
 
-    def workgroup_id_params(self) -> List[str]:
-        """C parameters carrying the workgroup ids x, y, z into a workgroup function."""
-        return ["int64_t workgroup_id_x", "int64_t workgroup_id_y", "int64_t workgroup_id_z"]
+    def workgroup_id_params(self) -> List[Tuple[str, str]]:
+        """(C type, name) of the parameters carrying the workgroup ids x, y, z into a
+        workgroup function."""
+        return [("int64_t", "workgroup_id_x"), ("int64_t", "workgroup_id_y"), ("int64_t", "workgroup_id_z")]
 
     def launch_prologue(self, grid: Sequence[Tuple[str, int]]) -> List[str]:
         """Lines before the loop nest running the workgroups ``grid`` ((axis, count), outermost
@@ -130,8 +131,9 @@ class Target(abc.ABC):
         return None
 
     # ------------------------------------------------------------------ host program
-    def host_extra_params(self) -> List[str]:
-        """C parameters a host function takes after its workspace (a stream on GPUs)."""
+    def host_extra_params(self) -> List[Tuple[str, str]]:
+        """(C type, name) of the parameters a host function takes after its workspace (a
+        stream on GPUs)."""
         return []
 
     def launch_extra_args(self) -> List[str]:

@@ -180,7 +180,8 @@ class CTarget(Target):
                 params = [p.value for p in f.attributes["params"].value]
                 nb = len(f.attributes["bindings"].value)
                 launch = f"{mod}_{f.attributes['launch'].value}"
-                k = self.kernel_info(f, launch, params[:nb])
+                names = [p.value for p in f.attributes["param_names"].value]
+                k = self.kernel_info(f, launch, params[:nb], names[:nb])
                 k["launch_prologue"] = self.launch_prologue(k["grid"])
                 k["line"] = _line_directive(f.loc) if lines else ""
                 k["line_back"] = _LINE_BACK if k["line"] else ""
@@ -191,8 +192,8 @@ class CTarget(Target):
                 args = [_tensor_info(f"input{i}", t) for i, t in enumerate(sig.inputs)]
                 results = [_tensor_info(f"output{j}", t) for j, t in enumerate(sig.results)]
                 params = [p.value for p in f.attributes["params"].value]
-                ptype = [re.match(r"^(.*?)\w+$", p).group(1).strip() for p in params]
-                pname = [p.split()[-1].lstrip("*") for p in params]
+                ptype = [p.value.strip() for p in f.attributes["param_types"].value]
+                pname = [p.value for p in f.attributes["param_names"].value]
                 call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
                 call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
                 c_name = f.attributes["sym_name"].value
@@ -207,6 +208,7 @@ class CTarget(Target):
                     call_args.append("workspace")
                 functions.append({
                     "mlir_name": name, "c_name": c_name, "params": params, "param_names": pname,
+                    "param_types": ptype,
                     "impl_args": impl_args, "MACRO": common_macro(c_name), "arena": arena,
                     "body": _print_as_static(f, c_name + "_impl"), "args": args, "results": results,
                     "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
@@ -245,7 +247,8 @@ class CTarget(Target):
 
 
     @staticmethod
-    def kernel_info(f: Operation, launch: str, binding_params: List[str]) -> dict:
+    def kernel_info(f: Operation, launch: str, binding_params: List[str],
+                    binding_names: List[str]) -> dict:
         """Template fields of one kernel: its C body, launch signature and workgroup grid.
 
         ``grid`` lists the (axis, count) loops the launch function runs, outermost first
@@ -261,7 +264,7 @@ class CTarget(Target):
         return {"entry": f.attributes["launch"].value, "launch": launch, "body": print_function(f),
                 "workgroup_size": int(size.value) if size is not None else 1,
                 "binding_params": binding_params or ["void"],
-                "binding_args": [p.split()[-1] for p in binding_params],
+                "binding_args": list(binding_names),
                 "workgroup_count": wg, "grid": grid,
                 "id_args": [axis if c > 1 else "0" for axis, c in zip("xyz", wg)]}
 

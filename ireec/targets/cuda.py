@@ -143,8 +143,8 @@ class CUDATarget(CTarget):
         return threads
 
     # ------------------------------------------------------------------ host program
-    def host_extra_params(self) -> List[str]:
-        return ["cudaStream_t stream"]
+    def host_extra_params(self):
+        return [("cudaStream_t", "stream")]
 
     def launch_extra_args(self) -> List[str]:
         return ["stream"]
@@ -190,8 +190,7 @@ class CUDATarget(CTarget):
             fn["host_params"] = fn["params"][:n]
             fn["host_names"] = fn["param_names"][:n]
             fn["device_names"] = [f"d_{p}" for p in fn["host_names"]]
-            fn["device_types"] = [p[: len(p) - len(name)].strip()
-                                  for p, name in zip(fn["host_params"], fn["host_names"])]
+            fn["device_types"] = [t.strip() for t in fn["param_types"][:n]]
         return common
 
 

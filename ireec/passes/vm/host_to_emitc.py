@@ -18,7 +18,7 @@ from ...ir import types as T
 from ...ir.attributes import StringAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
-from .kernel_to_emitc import _str_array, c_ident
+from .kernel_to_emitc import _str_array, c_ident, c_param
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
@@ -102,10 +102,11 @@ class _HostLowering:
         f = self.f
         sig: T.FunctionType = f.attributes["ireec.abi.tensor_type"].value
         fname = func_name(f)
-        params = [f"const {storage_ctype(t.element_type)} *input{i}" for i, t in enumerate(sig.inputs)]
-        params += [f"{storage_ctype(t.element_type)} *result{j}" for j, t in enumerate(sig.results)]
-        params.append("void *workspace")
-        params += self.target.host_extra_params()
+        pdecls = [(f"const {storage_ctype(t.element_type)} *", f"input{i}") for i, t in enumerate(sig.inputs)]
+        pdecls += [(f"{storage_ctype(t.element_type)} *", f"result{j}") for j, t in enumerate(sig.results)]
+        pdecls.append(("void *", "workspace"))
+        pdecls += self.target.host_extra_params()
+        params = [c_param(t, n) for t, n in pdecls]
         _drop_dead_scalars(f)
         blocks = list(f.regions[0].blocks)
         for i, blk in enumerate(blocks[1:], 1):
@@ -120,8 +121,8 @@ class _HostLowering:
             for v in values:
                 if v.uses and v.type != T.BUFFER_VIEW:
                     decls.append(f"{ctype(v.type)} {self.declare(v)};")
-        for p in params:
-            self.emit(f"(void){p.split()[-1].lstrip('*')};")
+        for _t, n in pdecls:
+            self.emit(f"(void){n};")
         for d in decls:
             self.emit(d)
         for blk in blocks:
@@ -133,6 +134,7 @@ class _HostLowering:
             self.b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
         return Operation("emitc.func", attributes={
             "sym_name": StringAttr(f"{self.module_name}_{c_ident(fname)}"), "params": _str_array(params),
+            "param_types": _str_array([t for t, _n in pdecls]), "param_names": _str_array([n for _t, n in pdecls]),
             "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
         }, regions=[Region([self.out])], loc=f.loc)

@@ -84,6 +84,11 @@ def c_ident(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
+def c_param(ctype_: str, name: str) -> str:
+    """A C parameter declaration from its type and name (``float *`` + ``x`` → ``float *x``)."""
+    return f"{ctype_}{name}" if ctype_.endswith("*") else f"{ctype_} {name}"
+
+
 def _str_array(xs):
     return ArrayAttr(tuple(StringAttr(x) for x in xs))
 
@@ -180,22 +185,24 @@ class KernelLowering:
 
     def run(self) -> Operation:
         subspans = [op for op in self.kernel.body.ops if op.name == "hal.interface.binding.subspan"]
-        params, arg_types = [], []
+        decls, arg_types = [], []  # (C type, name) per parameter
         for s in subspans:
             t = s.results[0].type
             const = "const " if s.attributes["descriptor_flags"].value == "ReadOnly" else ""
-            params.append(f"{const}{storage_ctype(t.element_type)} *IREEC_RESTRICT binding{s.attributes['binding'].value}")
+            decls.append((f"{const}{storage_ctype(t.element_type)} *IREEC_RESTRICT",
+                          f"binding{s.attributes['binding'].value}"))
             arg_types.append(t)
         ids = self.target.workgroup_id_params()
-        params += ids
+        decls += ids
+        params = [c_param(t, n) for t, n in decls]
         arg_types += [T.index] * len(ids)
         blk = Block(arg_types)
         for s, a in zip(subspans, blk.args):
             self.map[s.results[0]] = a
         self.workgroup_ids = blk.args[len(subspans):]
         vb = Builder.at_end(blk)
-        for p in params[len(subspans):]:
-            vb.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){p.split()[-1]};")})
+        for _t, n in decls[len(subspans):]:
+            vb.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){n};")})
         self.convert_block(self.kernel.body, blk)
         inline_single_trip_loops(blk)
         hoist_loop_invariants(blk)
@@ -210,7 +217,8 @@ class KernelLowering:
         return Operation("emitc.func", attributes={**extra,
             "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
-            "bindings": _str_array([p.split(" *")[0] for p in params[: len(subspans)]]),
+            "param_types": _str_array([t for t, _n in decls]), "param_names": _str_array([n for _t, n in decls]),
+            "bindings": _str_array([t.split(" *")[0] for t, _n in decls[: len(subspans)]]),
         }, regions=[Region([blk])], loc=self.kernel.loc)
 
     # ------------------------------------------------------------------ helpers
