@@ -15,7 +15,9 @@ the host program reaches it), reduced to what a C-emitting compiler needs:
 - kernels: the qualifiers of a workgroup function (:meth:`Target.kernel_specifiers`) and the
   spelling of its workgroup id parameters (:meth:`Target.workgroup_id_params`);
 - launches: the lines before a dispatch's workgroup loop nest (:meth:`Target.launch_prologue`);
-- lowering configs: :meth:`Target.lowering_config` (tile sizes, workgroup size);
+- lowering configs: :meth:`Target.distribute_workgroup` maps a workgroup onto threads and
+  returns the workgroup size (IREE's ``KernelConfig`` workgroup size; the tile sizes are the
+  shared CPU tiling's);
 - host program: what the host functions pass and how they touch buffers
   (:meth:`Target.host_extra_params`, :meth:`Target.host_copy`, :meth:`Target.host_read`,
   :meth:`Target.host_write`, :meth:`Target.constants_base`, :meth:`Target.launch_extra_args`).
@@ -29,7 +31,7 @@ import abc
 import importlib.resources
 import os
 import shlex
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
 
 class Target(abc.ABC):
@@ -123,12 +125,6 @@ class Target(abc.ABC):
         and independence marking) onto the threads of a workgroup, rewriting it in place;
         returns the workgroup size (threads). CPU targets run a workgroup on one thread."""
         return 1
-
-    def lowering_config(self, kind: str, shape: Sequence[int]) -> Optional[dict]:
-        """Lowering-config policy (IREE's ``KernelConfig``): tile sizes / workgroup size for a
-        dispatch of ``kind`` ('elementwise', 'reduction', 'matmul', ...) over the iteration
-        ``shape``; None keeps the shared CPU tiling."""
-        return None
 
     # ------------------------------------------------------------------ host program
     def host_extra_params(self) -> List[Tuple[str, str]]:
