@@ -4,12 +4,17 @@
 an NVIDIA GPU (tests marked ``gpu``), the seeds, the models and the corpus run on the GPU and
 match numpy / their expected outputs.
 
+Without a GPU the generated CUDA also runs on the CPU: tests/e2e/cuda_emulation/ stands in for
+the CUDA runtime (host memory, every block and thread in turn), so launch grids, the thread
+mapping and the host module are checked against the ``c`` target and the models' outputs.
+
 Also here: a target registered from this file (a subclass of the C target with its own name,
 kernel specifier and ``#define``) is built and run without editing any ireec module.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -258,3 +263,65 @@ def test_elementwise_workgroup_runs_on_a_block_of_threads():
     assert "threadIdx" not in mm and "dim3(1, 1, 1), 0, stream>>>" in mm
     c = compile_file(str(INPUTS / "add.mlir"), target="c").files["add_kernels.c"]
     assert "threadIdx" not in c
+
+
+# --------------------------------------------------------------------------- CPU emulation
+EMULATION = Path(__file__).resolve().parent / "cuda_emulation"
+CXX = shutil.which(os.environ.get("CXX", "g++"))
+_LAUNCH = re.compile(r"(\w+)<<<(dim3\([^)]*\)), (dim3\([^)]*\)), 0, stream>>>\((.*)\);")
+
+
+def emulated_cuda_library(path: Path, out: Path) -> Path:
+    """Build the cuda target's sources of ``path`` for the CPU: the CUDA runtime calls go to
+    tests/e2e/cuda_emulation/cuda_runtime_api.h (host memory, memcpy) and each kernel launch
+    runs every block and thread in turn. Returns the shared library's path."""
+    o = compile_file(str(path), target="cuda")
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in o.files.items():
+        if name.endswith("_kernels.cu"):
+            text, n = _LAUNCH.subn(lambda m: f"ireec_emulate_launch({m[1]}, {m[2]}, {m[3]}"
+                                             f"{', ' + m[4] if m[4] else ''});", text)
+            assert n == text.count("ireec_emulate_launch(") and "<<<" not in text
+        (out / name).write_text(text)
+    mod = o.module_name
+    (out / "shim.cpp").write_text(f'#include "{mod}.h"\nextern "C" const ireec_module_info_t '
+                                  f"*ireec_query_module_info(void) {{ return &{mod}_module_info; }}\n")
+    lib = out / f"lib{mod}.so"
+    cmd = [CXX, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", "-I", str(EMULATION), "-I", ".", "-x", "c++",
+           f"{mod}.cu", f"{mod}_kernels.cu", "shim.cpp", "-o", lib.name, "-lm"]
+    proc = subprocess.run(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.returncode == 0, proc.stdout
+    return lib
+
+
+needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
+EMULATED_MODELS = [p for p in PASS_MODELS if rel(p).startswith("jax/") and p.name.endswith(".const.mlir")]
+EMULATED = SEEDS + [Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / "elementwise_chain.mlir"]
+
+
+@needs_cxx
+@pytest.mark.parametrize("path", EMULATED, ids=[p.stem for p in EMULATED])
+def test_emulated_cuda_matches_c(path, tmp_path, capsys):
+    """The cuda target's host module and kernels, run on the CPU through the emulated CUDA
+    runtime (every block, every thread), compute what the ``c`` target computes: launch
+    grids, block-stride thread mapping, device entries, host-pointer entry and reflection."""
+    g = ireec.load(emulated_cuda_library(path, tmp_path / "cuda"))
+    c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
+    rng = np.random.default_rng(0)
+    for name in c.functions:
+        args = [rng.standard_normal(t.shape).astype(t.dtype) for t in c.info(name).args]
+        np.testing.assert_array_equal(g.call(name, *args), c.call(name, *args))
+
+
+@needs_cxx
+@pytest.mark.parametrize("path", EMULATED_MODELS or [None], ids=[rel(p) for p in EMULATED_MODELS] or ["absent"])
+def test_emulated_cuda_model_matches_expected(path, tmp_path):
+    """JAX models (constants in the module image) through the emulated CUDA runtime match
+    their expected outputs within rtol = atol = 1e-5."""
+    if path is None:
+        pytest.skip("../shared/models is not present")
+    args, expected = inputs_and_expected(path)
+    m = ireec.load(emulated_cuda_library(path, tmp_path))
+    out = m.call(m.functions[0], *args)
+    out = out[0] if isinstance(out, tuple) else out
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
