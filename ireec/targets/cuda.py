@@ -110,36 +110,43 @@ class CUDATarget(CTarget):
         return ["static", "__device__"]
 
     def distribute_workgroup(self, body) -> int:
-        """Spread the workgroup's loop over the block's threads when the body is one loop
-        whose iterations are independent (marked ``ivdep``: elementwise work) with only pure
-        scalar ops around it: thread ``t`` runs iterations ``lb + t*step``, ``+ blockDim.x*step``
-        ... (block-stride, so consecutive threads touch consecutive elements). Block size:
-        :data:`MAX_THREADS`, or the trip count rounded up to a warp when smaller. Any other
-        body runs on one thread (returns 1)."""
-        loops = [op for op in body.ops if op.name == "emitc.for"]
-        if len(loops) != 1 or "ivdep" not in loops[0].attributes:
-            return 1
-        if any(op.name not in _UNIFORM_OPS for op in body.ops if op is not loops[0]):
-            return 1
-        loop = loops[0]
-        lb, ub, step = loop.operands[:3]
-        trip = None
-        consts = [_int_constant(v) for v in (lb, ub, step)]
-        if None not in consts and consts[2] > 0:
-            trip = max(0, -(-(consts[1] - consts[0]) // consts[2]))
-        threads = MAX_THREADS if trip is None else min(MAX_THREADS, max(WARP, -(-trip // WARP) * WARP))
-        if threads <= 1:
-            return 1
+        """Spread the workgroup over the block's threads when its body is a sequence of loops
+        whose iterations are independent (``iterations_independent``: elementwise work, and
+        rows of reductions or matmuls, each iteration owning its outputs) with only uniform
+        scalar ops between them: in each loop thread ``t`` runs iterations ``lb + t*step``,
+        ``+ blockDim.x*step``... (block-stride, so consecutive threads touch consecutive
+        elements), and ``__syncthreads()`` separates consecutive loops (what one loop writes,
+        the next may read from another thread). Block size: :data:`MAX_THREADS`, or the
+        largest constant trip count rounded up to a warp when smaller. Any other body runs on
+        one thread (returns 1)."""
         from ..ir.attributes import StringAttr
         from ..ir.core import Builder
+        from ..passes.vm.kernel_to_emitc import iterations_independent
 
-        b = Builder(body, body.ops.index(loop), loop.loc)
-        first = b.create("emitc.expression", [lb, step], [lb.type],
-                         {"c": StringAttr("{0} + (int)threadIdx.x * {1}")}).result
-        stride = b.create("emitc.expression", [step], [step.type],
-                          {"c": StringAttr("(int)blockDim.x * {0}")}).result
-        loop.set_operand(0, first)
-        loop.set_operand(2, stride)
+        loops = [op for op in body.ops if op.name == "emitc.for"]
+        if not loops or any(op.name not in _UNIFORM_OPS for op in body.ops if op.name != "emitc.for"):
+            return 1
+        if not all(iterations_independent(loop) for loop in loops):
+            return 1
+        trips = []
+        for loop in loops:
+            lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
+            trips.append(None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step)))
+        if None in trips:
+            threads = MAX_THREADS
+        else:
+            threads = min(MAX_THREADS, max(WARP, -(-max(trips) // WARP) * WARP))
+        for k, loop in enumerate(loops):
+            lb, _ub, step = loop.operands[:3]
+            b = Builder(body, body.ops.index(loop), loop.loc)
+            if k:
+                b.create("emitc.verbatim", [], [], {"value": StringAttr("__syncthreads();")})
+            first = b.create("emitc.expression", [lb, step], [lb.type],
+                             {"c": StringAttr("{0} + (int)threadIdx.x * {1}")}).result
+            stride = b.create("emitc.expression", [step], [step.type],
+                              {"c": StringAttr("(int)blockDim.x * {0}")}).result
+            loop.set_operand(0, first)
+            loop.set_operand(2, stride)
         return threads
 
     # ------------------------------------------------------------------ host program

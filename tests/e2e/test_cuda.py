@@ -252,17 +252,34 @@ def test_gpu_corpus_passes_exactly_what_c_passes():
     assert not differ, f"cuda and c differ on {len(differ)} tests: {differ[:10]}"
 
 
-def test_elementwise_workgroup_runs_on_a_block_of_threads():
-    """An elementwise dispatch (one independent loop per workgroup) is spread over the
-    block's threads, block-stride; a matmul workgroup stays on one thread."""
+def test_workgroups_run_on_a_block_of_threads(tmp_path):
+    """Loops whose iterations own their outputs (elementwise, matmul rows) are spread over
+    the block's threads, block-stride, with a barrier between consecutive loops; a reduction
+    of everything into one element stays on one thread; the c target is unchanged."""
     chain = compile_file(str(Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / "elementwise_chain.mlir"),
                          target="cuda").files["elementwise_chain_kernels.cu"]
     assert "(int)threadIdx.x" in chain and "(int)blockDim.x" in chain
-    assert "dim3(256, 1, 1)" in chain
+    assert "dim3(256, 1, 1)" in chain and "__syncthreads" not in chain
     mm = compile_file(str(INPUTS / "matmul_small.mlir"), target="cuda").files["matmul_small_kernels.cu"]
-    assert "threadIdx" not in mm and "dim3(1, 1, 1), 0, stream>>>" in mm
+    assert "(int)threadIdx.x" in mm and "__syncthreads();" in mm and "dim3(32, 1, 1), 0, stream>>>" in mm
+    total = tmp_path / "total.mlir"
+    total.write_text("""func.func @total(%x: tensor<1000xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+                       iterator_types = ["reduction"]} ins(%x : tensor<1000xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+""")
+    red = compile_file(str(total), target="cuda").files["total_kernels.cu"]
+    assert "threadIdx" not in red and "dim3(1, 1, 1), 0, stream>>>" in red
     c = compile_file(str(INPUTS / "add.mlir"), target="c").files["add_kernels.c"]
-    assert "threadIdx" not in c
+    assert "threadIdx" not in c and "__syncthreads" not in c
 
 
 # --------------------------------------------------------------------------- CPU emulation
@@ -288,7 +305,7 @@ def emulated_cuda_library(path: Path, out: Path) -> Path:
                                   f"*ireec_query_module_info(void) {{ return &{mod}_module_info; }}\n")
     lib = out / f"lib{mod}.so"
     cmd = [CXX, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", "-I", str(EMULATION), "-I", ".", "-x", "c++",
-           f"{mod}.cu", f"{mod}_kernels.cu", "shim.cpp", "-o", lib.name, "-lm"]
+           f"{mod}.cu", f"{mod}_kernels.cu", "shim.cpp", "-o", lib.name, "-pthread", "-lm"]
     proc = subprocess.run(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.returncode == 0, proc.stdout
     return lib
@@ -296,7 +313,8 @@ def emulated_cuda_library(path: Path, out: Path) -> Path:
 
 needs_cxx = pytest.mark.skipif(CXX is None, reason="no C++ compiler (set CXX)")
 EMULATED_MODELS = [p for p in PASS_MODELS if rel(p).startswith("jax/") and p.name.endswith(".const.mlir")]
-EMULATED = SEEDS + [Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / "elementwise_chain.mlir"]
+EMULATED = SEEDS + [Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / f"{c}.mlir"
+                    for c in ("elementwise_chain", "row_sum")]
 
 
 @needs_cxx

@@ -748,6 +748,45 @@ def _shift_of(i: Value, iv: Value, inside: Set[Value]) -> bool:
     return False
 
 
+def iterations_independent(loop: Operation) -> bool:
+    """True when the iterations of ``loop`` (an ``emitc.for``, nested loops allowed) touch
+    disjoint memory, so they may run in any order or at once: no calls or verbatim C, no
+    assignment to a variable defined outside the loop, and for each array defined outside
+    the loop that the loop stores to, every access inside the loop uses the same subscripts,
+    one of which (with a non-zero stride) is the induction variable plus or minus
+    loop-invariant values; accesses stay in bounds (memref semantics), so distinct iterations
+    touch distinct elements. Arrays the loop only reads are unconstrained."""
+    iv = loop.body.args[0]
+    inside = _defined_inside(loop)
+    accesses: Dict[Value, List[Operation]] = {}
+    for o in loop.walk():
+        if o is loop:
+            continue
+        if o.name in ("emitc.call_opaque", "emitc.verbatim"):
+            return False
+        if o.name == "emitc.assign" and o.operands[0] not in inside:
+            return False
+        if o.name == "emitc.load":
+            accesses.setdefault(o.operands[0], []).append(o)
+        elif o.name == "emitc.store":
+            accesses.setdefault(o.operands[1], []).append(o)
+    for base, ops in accesses.items():
+        if base in inside or not any(o.name == "emitc.store" for o in ops):
+            continue
+
+        def addr(o):
+            idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
+            return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
+
+        a0 = addr(ops[0])
+        if any(addr(o) != a0 for o in ops):
+            return False
+        strides, _, idx = a0
+        if not any(st != 0 and _shift_of(i, iv, inside) for i, st in zip(idx, strides)):
+            return False
+    return True
+
+
 def mark_independent_loops(blk: Block) -> None:
     """Set ``ivdep`` on innermost ``emitc.for`` loops that :func:`_loop_is_independent`
     accepts; the printer emits ``IREEC_IVDEP`` (``#pragma GCC ivdep``) before them."""

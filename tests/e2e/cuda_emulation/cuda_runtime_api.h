@@ -2,13 +2,18 @@
  * tests that run the generated CUDA sources without a GPU (tests/e2e/test_cuda.py): device
  * memory is host memory, copies are memcpy, a stream is a no-op handle, and a kernel launch
  * (rewritten by the test from `k<<<grid, block, shmem, stream>>>(args)` into
- * `ireec_emulate_launch(k, grid, block, args)`) runs every block and, within it, every thread
- * one after the other. Valid for kernels without __syncthreads or shared memory. */
+ * `ireec_emulate_launch(k, grid, block, args)`) runs the blocks one after the other, each on
+ * blockDim OS threads that run concurrently; __syncthreads is a barrier among them. No shared
+ * memory. */
 #ifndef IREEC_CUDA_EMULATION_H_
 #define IREEC_CUDA_EMULATION_H_
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <thread>
+#include <vector>
 
 #define __global__
 #define __device__
@@ -30,7 +35,11 @@ struct dim3 {
   unsigned x, y, z;
   dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
 };
-static dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0), blockDim(1, 1, 1), gridDim(1, 1, 1);
+static thread_local dim3 threadIdx(0, 0, 0), blockIdx(0, 0, 0);
+static dim3 blockDim(1, 1, 1), gridDim(1, 1, 1);
+static pthread_barrier_t ireec_emulated_barrier;
+
+static inline void __syncthreads(void) { pthread_barrier_wait(&ireec_emulated_barrier); }
 
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static inline cudaError_t cudaPeekAtLastError(void) { return cudaSuccess; }
@@ -59,14 +68,23 @@ template <typename... P, typename... A>
 static inline void ireec_emulate_launch(void (*kernel)(P...), dim3 grid, dim3 block, A... args) {
   gridDim = grid;
   blockDim = block;
-  for (unsigned z = 0; z < grid.z; ++z)
-    for (unsigned y = 0; y < grid.y; ++y)
-      for (unsigned x = 0; x < grid.x; ++x)
-        for (unsigned t = 0; t < block.x * block.y * block.z; ++t) {
-          blockIdx = dim3(x, y, z);
-          threadIdx = dim3(t % block.x, (t / block.x) % block.y, t / (block.x * block.y));
-          kernel(args...);
-        }
+  const unsigned n = block.x * block.y * block.z;
+  pthread_barrier_init(&ireec_emulated_barrier, NULL, n);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < n; ++t) {
+    threads.emplace_back([=]() {
+      threadIdx = dim3(t % block.x, (t / block.x) % block.y, t / (block.x * block.y));
+      for (unsigned z = 0; z < grid.z; ++z)
+        for (unsigned y = 0; y < grid.y; ++y)
+          for (unsigned x = 0; x < grid.x; ++x) {
+            blockIdx = dim3(x, y, z);
+            kernel(args...);
+            __syncthreads();  /* the next block starts when every thread is done */
+          }
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  pthread_barrier_destroy(&ireec_emulated_barrier);
 }
 
 #endif  /* IREEC_CUDA_EMULATION_H_ */
