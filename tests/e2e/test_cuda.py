@@ -343,3 +343,31 @@ def test_emulated_cuda_model_matches_expected(path, tmp_path):
     out = m.call(m.functions[0], *args)
     out = out[0] if isinstance(out, tuple) else out
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+#: Corpus files with host-side control flow on tensor values, module state and scatter:
+#: the host program reads and writes device memory (``ireec_cuda_read``/``_write``).
+EMULATED_CORPUS = ["tests/e2e/tosa_ops/while.mlir", "tests/e2e/stablehlo_ops/while.mlir",
+                   "tests/e2e/regression/globals.mlir", "tests/e2e/stablehlo_ops/scatter.mlir",
+                   "tests/e2e/regression/scalar_computation.mlir"]
+
+
+@needs_cxx
+@pytest.mark.parametrize("name", EMULATED_CORPUS)
+def test_emulated_cuda_corpus_matches_c(name, tmp_path, capsys):
+    """Argument-free corpus functions (their outputs are the checked values) give the same
+    bytes through the emulated CUDA runtime as on the ``c`` target."""
+    path = corpus.CORPUS / name
+    if not path.exists():
+        pytest.skip(f"{path} is not present")
+    g = ireec.load(emulated_cuda_library(path, tmp_path / "cuda"))
+    c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
+    assert g.functions == c.functions
+    for fn in c.functions:
+        if c.info(fn).args:
+            continue
+        want, got = c.call(fn), g.call(fn)
+        want = want if isinstance(want, tuple) else (want,)
+        got = got if isinstance(got, tuple) else (got,)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b, err_msg=f"{name} @{fn}")
