@@ -29,7 +29,6 @@ from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Unio
 __all__ = [
     "BuildError",
     "RUNTIME_HEADER",
-    "TARGETS",
     "runtime_header_text",
     "build_shared_library",
     "compile_object_check",

@@ -13,6 +13,9 @@ from typing import Dict, List, Type
 from ..ir.diagnostics import CompileError
 from .base import Target
 
+__all__ = ["Target", "CTarget", "OpenMPTarget", "CUDATarget", "register_target", "unregister_target",
+           "target_names", "target_choices", "iree_backends", "get_target"]
+
 _REGISTRY: Dict[str, Type[Target]] = {}
 
 
