@@ -371,3 +371,41 @@ def test_emulated_cuda_corpus_matches_c(name, tmp_path, capsys):
         got = got if isinstance(got, tuple) else (got,)
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b, err_msg=f"{name} @{fn}")
+
+
+class _DeviceArray:
+    """A numpy array seen as a device array (``__cuda_array_interface__`` v3); with the
+    emulated CUDA runtime, device memory is host memory."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = np.array(array, order="C")  # a copy; 0-d stays 0-d
+        self.__cuda_array_interface__ = {"shape": self.array.shape, "typestr": self.array.dtype.str,
+                                         "data": (self.array.ctypes.data, False), "strides": None,
+                                         "version": 3, "stream": None}
+
+
+@needs_cxx
+@pytest.mark.parametrize("path", SEEDS, ids=[p.stem for p in SEEDS])
+def test_emulated_cuda_zero_copy_call(path, tmp_path, capsys):
+    """``ireec.load`` passes arrays with ``__cuda_array_interface__`` (and ``out=``) to the
+    device entries without copies; results match the host-pointer call."""
+    g = ireec.load(emulated_cuda_library(path, tmp_path / "cuda"))
+    rng = np.random.default_rng(1)
+    for name in g.functions:
+        fi = g.info(name)
+        args = [rng.standard_normal(t.shape).astype(t.dtype) for t in fi.args]
+        outs = [_DeviceArray(np.zeros(t.shape, t.dtype)) for t in fi.results]
+        got = g.call(name, *[_DeviceArray(a) for a in args], out=outs)
+        assert got is outs[0] if len(outs) == 1 else got == tuple(outs)
+        want = g.call(name, *args)
+        want = want if isinstance(want, tuple) else (want,)
+        for o, w in zip(outs, want):
+            np.testing.assert_array_equal(o.array, w)
+        with pytest.raises(TypeError, match="need out="):
+            g.call(name, *[_DeviceArray(a) for a in args])
+    c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
+    name = c.functions[0]
+    fi = c.info(name)
+    with pytest.raises(TypeError, match="no device entries"):
+        c.call(name, *[_DeviceArray(np.zeros(t.shape, t.dtype)) for t in fi.args],
+               out=[_DeviceArray(np.zeros(t.shape, t.dtype)) for t in fi.results])
