@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: help install test test-fast bench corpus-status sanitize fuzz clean
+.PHONY: help install test test-fast bench gpu-test bench-gpu corpus-status sanitize fuzz clean
 
 # `make help`: every target of this file, one line each (the text after `##` on its rule line).
 help: ## list the targets
@@ -19,6 +19,16 @@ test-fast: ## the test suite without the tests marked slow, stopping at the firs
 # benchmarks/RESULTS.md. Not part of .ci/run. `make bench BENCH_ARGS=--quick` for a fast pass.
 bench: ## time the benchmarks against numpy (and IREE); writes benchmarks/RESULTS.md
 	$(PYTHON) -m benchmarks $(BENCH_ARGS)
+
+# The tests marked `gpu` (tests/e2e/test_cuda.py): seeds, models and corpus built for
+# --target=cuda and run on the GPU; they skip with the reason when no GPU is visible.
+gpu-test: ## run the GPU tests (--target=cuda on an NVIDIA GPU; skipped without one)
+	$(PYTHON) -m pytest -q -m gpu -rs
+
+# ireec's cuda target against torch (eager, torch.compile), cuBLAS and the copy bandwidth;
+# writes benchmarks/RESULTS-gpu.md. Prints why and does nothing without a GPU.
+bench-gpu: ## time --target=cuda on the GPU; writes benchmarks/RESULTS-gpu.md
+	$(PYTHON) -m benchmarks.gpu $(BENCH_ARGS)
 
 # Rerun IREE's e2e corpus and rewrite tests/e2e/corpus_status.md.
 corpus-status: ## rerun IREE's e2e corpus and rewrite tests/e2e/corpus_status.md

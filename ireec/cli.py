@@ -29,9 +29,20 @@ from . import __version__
 PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
 # Phases whose printed IR `--compile-from` resumes from (ireec.compiler.RESUMABLE_PHASES).
 RESUMABLE_PHASES = PHASES[:-2]
-TARGETS = ("c", "openmp", "cuda")
-# --iree-hal-target-backends values we accept, and the ireec target each means.
-IREE_BACKENDS = {"llvm-cpu": "c", "cuda": "cuda"}
+
+
+def _target_choices():
+    """``--target`` spellings: the registered targets (ireec.targets), then IREE backend names."""
+    from .targets import target_choices
+
+    return target_choices()
+
+
+def _iree_backends():
+    """{--iree-hal-target-backends value: ireec target} of the registered targets."""
+    from .targets import iree_backends
+
+    return iree_backends()
 # --device values accepted (and ignored: the library runs where it was built for).
 DEVICES = ("local-task", "local-sync", "cuda")
 
@@ -67,17 +78,25 @@ def _resolve_target(args) -> str:
         mapped = set()
         for b in backends.split(","):
             b = b.strip()
-            if b not in IREE_BACKENDS:
+            backends_map = _iree_backends()
+            if b not in backends_map:
                 raise UserError(f"unsupported --iree-hal-target-backends={b} "
-                                f"(ireec supports: {', '.join(IREE_BACKENDS)})")
-            mapped.add(IREE_BACKENDS[b])
+                                f"(ireec supports: {', '.join(backends_map)})")
+            mapped.add(backends_map[b])
         if len(mapped) != 1:
             raise UserError("ireec builds for one target backend at a time")
         (t,) = mapped
         if target and target != t:
             raise UserError(f"--target={target} contradicts --iree-hal-target-backends={backends}")
         target = t
-    return target or "c"
+    target = target or "c"
+    return _iree_backends().get(target, target) if target not in _target_names() else target
+
+
+def _target_names():
+    from .targets import target_names
+
+    return target_names()
 
 
 def _check_readable(path: str, what: str = "input file") -> str:
@@ -196,7 +215,7 @@ def _write_text(path: str, text: str) -> None:
 
 def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="MLIR input (StableHLO, TOSA or linalg)")
-    p.add_argument("--target", choices=TARGETS, default=None,
+    p.add_argument("--target", choices=_target_choices(), default=None,
                    help="code generation target (default: c)")
     p.add_argument("--iree-hal-target-backends", dest="iree_hal_target_backends",
                    metavar="BACKEND", help="IREE spelling of the target: llvm-cpu (= c) or cuda")
@@ -293,7 +312,10 @@ def _cmd_build(args) -> int:
     if args.output and os.path.isdir(args.output):
         raise UserError(f"-o {args.output}: is a directory; give the library's file name")
     out = _compile(args, "end")
-    target = _resolve_target(args)
+    from .targets import get_target
+
+    target = get_target(_resolve_target(args))
+    target.configure(cuda_arch=getattr(args, "cuda_arch", None))
     lib = args.output or f"lib{out.module_name}.so"
     try:
         build_shared_library(out.files, out.module_name, lib, target=target,
@@ -448,6 +470,9 @@ def _make_parser() -> argparse.ArgumentParser:
                    help="shared library to write (default lib<module>.so)")
     p.add_argument("--cflags", metavar="FLAGS",
                    help='extra C compiler flags, after the defaults (e.g. "-O2 -march=native")')
+    p.add_argument("--cuda-arch", dest="cuda_arch", metavar="ARCH",
+                   help="nvcc -arch for --target=cuda (default: native when a GPU is visible, "
+                        "else sm_90, with PTX)")
     p.set_defaults(handler=_cmd_build)
 
     p = sub.add_parser("run-module", help="run one function of a built library, "
@@ -473,7 +498,7 @@ def _make_parser() -> argparse.ArgumentParser:
                                      "like iree-check-module", allow_abbrev=False)
     p.add_argument("input", metavar="FILE.mlir", help="MLIR file whose argument-free public "
                                                       "functions are tests")
-    p.add_argument("--target", default="c", choices=("c", "openmp", "llvm-cpu"),
+    p.add_argument("--target", default="c", choices=_target_choices(),
                    help="code generation target (default c)")
     _add_verify_each(p)
     p.set_defaults(handler=_cmd_check)
@@ -494,7 +519,7 @@ def _make_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-passes", dest="list_passes", action="store_true",
                    help="list the registered passes and exit")
     p.add_argument("-o", "--output", metavar="OUT", help="output file (default stdout)")
-    p.add_argument("--target", choices=TARGETS, default="c",
+    p.add_argument("--target", choices=_target_choices(), default="c",
                    help="target the hal passes lower for (default: c)")
     p.add_argument("--mlir-print-op-generic", dest="mlir_print_op_generic", action="store_true",
                    help="print every op in the generic form")

@@ -108,7 +108,7 @@ def compile_module(module, filename: str = "<input>", *, target: str = "c",
     name = module_name or default_module_name(filename)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise CompileError(f"module name '{name}' is not a C identifier")
-    ctx = PassContext(target=tgt.name, module_name=name, source_name=os.path.basename(filename),
+    ctx = PassContext(target=tgt, module_name=name, source_name=os.path.basename(filename),
                       options=dict(options or {}))
     if dump_phases_to:
         os.makedirs(dump_phases_to, exist_ok=True)

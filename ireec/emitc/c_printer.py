@@ -108,120 +108,137 @@ class CPrinter:
         self.indent -= 1
 
     def print_op(self, op: Operation) -> None:
+        """Print one op through :data:`PRINTERS` (``{op name: method}``, one per emitc op, as
+        MLIR's ``printOperation`` overloads); CompileError for an op without one."""
+        fn = PRINTERS.get(op.name)
+        if fn is None:
+            raise CompileError(f"C printer: unexpected op '{op.name}'", op.loc)
+        fn(self, op)
+
+    def _print_constant(self, op: Operation) -> None:
+        # Scalar constants are printed inline where they are used.
+        t = op.results[0].type
+        val = op.attributes["value"].value
+        lit = c_literal(val, t)
+        if isinstance(t, T.IndexType) and -32768 < int(val) < 32768:
+            # Small index constants as plain int literals (their products fit in int).
+            lit = str(int(val))
+        self.names[op.results[0]] = f"({lit})" if lit.startswith("-") else lit
+        if isinstance(t, (T.IndexType, T.IntegerType)) and not (isinstance(t, T.IntegerType) and t.width == 1):
+            self.int_consts[op.results[0]] = int(val)
+
+    def _print_expression(self, op: Operation) -> None:
+        v = self.fresh()
+        self.names[op.results[0]] = v
+        expr = op.attributes["c"].value.format(*[self.name(x) for x in op.operands])
+        self.emit(f"const {self.vtype(op.results[0].type)} {v} = {expr};")
+
+    def _print_read(self, op: Operation) -> None:
+        v = self.fresh()
+        self.names[op.results[0]] = v
+        self.emit(f"const {self.vtype(op.results[0].type)} {v} = {self.name(op.operands[0])};")
+
+    def _print_assign(self, op: Operation) -> None:
+        self.emit(f"{self.name(op.operands[0])} = {self.name(op.operands[1])};")
+
+    def _print_load_store(self, op: Operation) -> None:
         n = op.name
-        if n == "emitc.constant":
-            # Scalar constants are printed inline where they are used.
-            t = op.results[0].type
-            val = op.attributes["value"].value
-            lit = c_literal(val, t)
-            if isinstance(t, T.IndexType) and -32768 < int(val) < 32768:
-                # Small index constants as plain int literals (their products fit in int).
-                lit = str(int(val))
-            self.names[op.results[0]] = f"({lit})" if lit.startswith("-") else lit
-            if isinstance(t, (T.IndexType, T.IntegerType)) and not (isinstance(t, T.IntegerType) and t.width == 1):
-                self.int_consts[op.results[0]] = int(val)
-        elif n == "emitc.expression":
-            v = self.fresh()
-            self.names[op.results[0]] = v
-            expr = op.attributes["c"].value.format(*[self.name(x) for x in op.operands])
-            self.emit(f"const {self.vtype(op.results[0].type)} {v} = {expr};")
-        elif n == "emitc.read":
-            v = self.fresh()
-            self.names[op.results[0]] = v
-            self.emit(f"const {self.vtype(op.results[0].type)} {v} = {self.name(op.operands[0])};")
-        elif n == "emitc.assign":
-            self.emit(f"{self.name(op.operands[0])} = {self.name(op.operands[1])};")
-        elif n in ("emitc.load", "emitc.store"):
-            et = op.attributes["element_type"].value
-            strides = list(op.attributes["strides"].value)
-            off = op.attributes["offset"].value
-            if n == "emitc.load":
-                ptr, idx = op.operands[0], op.operands[1:]
-            else:
-                ptr, idx = op.operands[1], op.operands[2:]
-            sub = self.subscript(ptr, idx, strides, off)
-            if n == "emitc.load":
-                v = self.fresh()
-                self.names[op.results[0]] = v
-                rhs = sub
-                conv = load_conversion(et)
-                if conv:
-                    rhs = f"{conv}({sub})"
-                elif isinstance(et, T.IntegerType) and et.width == 1:
-                    rhs = f"({sub} != 0)"
-                self.emit(f"const {ctype(et)} {v} = {rhs};")
-            else:
-                val = self.name(op.operands[0])
-                conv = store_conversion(et)
-                if conv:
-                    val = f"{conv}({val})"
-                elif isinstance(et, T.IntegerType) and et.width == 1:
-                    val = f"(uint8_t){val}"
-                self.emit(f"{sub} = {val};")
-        elif n == "emitc.for":
-            lb, ub = self.plain(op.operands[0]), self.plain(op.operands[1])
-            step_c = self.int_consts.get(op.operands[2])
-            it = op.body.args[0].type
-            iv = self.fresh("i")
-            self.names[op.body.args[0]] = iv
-            inc = f"++{iv}" if step_c == 1 else f"{iv} += {self.plain(op.operands[2])}"
-            cond = f"{iv} < {ub}"
-            if "unsigned" in op.attributes:
-                u = "u" + self.index_ctype if isinstance(it, T.IndexType) else unsigned_ctype(it)
-                cond = f"({u}){iv} < ({u}){ub}"
-            if "ivdep" in op.attributes:
-                self.emit("IREEC_IVDEP")
-            self.emit(f"for ({self.vtype(it)} {iv} = {lb}; {cond}; {inc}) {{")
-            self.print_region_block(op.body)
-            self.emit("}")
-        elif n == "emitc.if":
-            self.emit(f"if ({self.name(op.operands[0])}) {{")
-            self.print_region_block(op.regions[0].blocks[0])
-            other = op.regions[1].blocks[0] if len(op.regions) > 1 and op.regions[1].blocks else None
-            if other is not None and other.ops:
-                self.emit("} else {")
-                self.print_region_block(other)
-            self.emit("}")
-        elif n == "emitc.loop":
-            self.emit("for (;;) {")
-            self.print_region_block(op.body)
-            self.emit("}")
-        elif n == "emitc.break_unless":
-            self.emit(f"if (!{self.name(op.operands[0])}) break;")
-        elif n == "emitc.variable":
-            t = op.results[0].type
-            if "init_values" in op.attributes:
-                v = self.fresh("c")
-                self.names[op.results[0]] = v
-                vals = [x.value for x in op.attributes["init_values"].value]
-                rows = [", ".join(vals[i: i + 16]) for i in range(0, len(vals), 16)]
-                pad = "  " * (self.indent + 1)
-                body = (",\n" + pad).join(rows)
-                self.emit(f"IREEC_ALIGNAS(64) static const {op.attributes['element'].value} "
-                          f"{v}[{op.attributes['array_size'].value}] = {{\n{pad}{body}\n{'  ' * self.indent}}};")
-            elif "array_size" in op.attributes:
-                v = self.fresh("t")
-                self.names[op.results[0]] = v
-                if "dims" in op.attributes:
-                    dims = [int(d) for d in op.attributes["dims"].value]
-                    self.shaped[op.results[0]] = dims
-                    self.emit(f"{op.attributes['element'].value} {v}{''.join(f'[{d}]' for d in dims)};")
-                else:
-                    self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
-            else:
-                v = self.fresh("s")
-                self.names[op.results[0]] = v
-                init = self.name(op.operands[0]) if op.operands else "0"
-                self.emit(f"{self.vtype(t)} {v} = {init};")
-        elif n == "emitc.call_opaque":
-            args = ", ".join(a.value for a in op.attributes["args"].value)
-            self.emit(f"{op.attributes['callee'].value}({args});")
-        elif n == "emitc.return":
-            self.emit(f"return {op.attributes['value'].value};")
-        elif n == "emitc.verbatim":
-            self.emit(op.attributes["value"].value)
+        et = op.attributes["element_type"].value
+        strides = list(op.attributes["strides"].value)
+        off = op.attributes["offset"].value
+        if n == "emitc.load":
+            ptr, idx = op.operands[0], op.operands[1:]
         else:
-            raise CompileError(f"C printer: unexpected op '{n}'", op.loc)
+            ptr, idx = op.operands[1], op.operands[2:]
+        sub = self.subscript(ptr, idx, strides, off)
+        if n == "emitc.load":
+            v = self.fresh()
+            self.names[op.results[0]] = v
+            rhs = sub
+            conv = load_conversion(et)
+            if conv:
+                rhs = f"{conv}({sub})"
+            elif isinstance(et, T.IntegerType) and et.width == 1:
+                rhs = f"({sub} != 0)"
+            self.emit(f"const {ctype(et)} {v} = {rhs};")
+        else:
+            val = self.name(op.operands[0])
+            conv = store_conversion(et)
+            if conv:
+                val = f"{conv}({val})"
+            elif isinstance(et, T.IntegerType) and et.width == 1:
+                val = f"(uint8_t){val}"
+            self.emit(f"{sub} = {val};")
+
+    def _print_for(self, op: Operation) -> None:
+        lb, ub = self.plain(op.operands[0]), self.plain(op.operands[1])
+        step_c = self.int_consts.get(op.operands[2])
+        it = op.body.args[0].type
+        iv = self.fresh("i")
+        self.names[op.body.args[0]] = iv
+        inc = f"++{iv}" if step_c == 1 else f"{iv} += {self.plain(op.operands[2])}"
+        cond = f"{iv} < {ub}"
+        if "unsigned" in op.attributes:
+            u = "u" + self.index_ctype if isinstance(it, T.IndexType) else unsigned_ctype(it)
+            cond = f"({u}){iv} < ({u}){ub}"
+        if "ivdep" in op.attributes:
+            self.emit("IREEC_IVDEP")
+        self.emit(f"for ({self.vtype(it)} {iv} = {lb}; {cond}; {inc}) {{")
+        self.print_region_block(op.body)
+        self.emit("}")
+
+    def _print_if(self, op: Operation) -> None:
+        self.emit(f"if ({self.name(op.operands[0])}) {{")
+        self.print_region_block(op.regions[0].blocks[0])
+        other = op.regions[1].blocks[0] if len(op.regions) > 1 and op.regions[1].blocks else None
+        if other is not None and other.ops:
+            self.emit("} else {")
+            self.print_region_block(other)
+        self.emit("}")
+
+    def _print_loop(self, op: Operation) -> None:
+        self.emit("for (;;) {")
+        self.print_region_block(op.body)
+        self.emit("}")
+
+    def _print_break_unless(self, op: Operation) -> None:
+        self.emit(f"if (!{self.name(op.operands[0])}) break;")
+
+    def _print_variable(self, op: Operation) -> None:
+        t = op.results[0].type
+        if "init_values" in op.attributes:
+            v = self.fresh("c")
+            self.names[op.results[0]] = v
+            vals = [x.value for x in op.attributes["init_values"].value]
+            rows = [", ".join(vals[i: i + 16]) for i in range(0, len(vals), 16)]
+            pad = "  " * (self.indent + 1)
+            body = (",\n" + pad).join(rows)
+            self.emit(f"IREEC_ALIGNAS(64) static const {op.attributes['element'].value} "
+                      f"{v}[{op.attributes['array_size'].value}] = {{\n{pad}{body}\n{'  ' * self.indent}}};")
+        elif "array_size" in op.attributes:
+            v = self.fresh("t")
+            self.names[op.results[0]] = v
+            if "dims" in op.attributes:
+                dims = [int(d) for d in op.attributes["dims"].value]
+                self.shaped[op.results[0]] = dims
+                self.emit(f"{op.attributes['element'].value} {v}{''.join(f'[{d}]' for d in dims)};")
+            else:
+                self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
+        else:
+            v = self.fresh("s")
+            self.names[op.results[0]] = v
+            init = self.name(op.operands[0]) if op.operands else "0"
+            self.emit(f"{self.vtype(t)} {v} = {init};")
+
+    def _print_call_opaque(self, op: Operation) -> None:
+        args = ", ".join(a.value for a in op.attributes["args"].value)
+        self.emit(f"{op.attributes['callee'].value}({args});")
+
+    def _print_return(self, op: Operation) -> None:
+        self.emit(f"return {op.attributes['value'].value};")
+
+    def _print_verbatim(self, op: Operation) -> None:
+        self.emit(op.attributes["value"].value)
 
 
 _PURE = {"emitc.constant", "emitc.expression", "emitc.load", "emitc.read"}
@@ -258,6 +275,25 @@ def _walk_ops(blk: Block):
         for r in op.regions:
             for b in r.blocks:
                 yield from _walk_ops(b)
+
+
+#: The printer of each emitc op ({op name: CPrinter method}).
+PRINTERS = {
+    "emitc.constant": CPrinter._print_constant,
+    "emitc.expression": CPrinter._print_expression,
+    "emitc.read": CPrinter._print_read,
+    "emitc.assign": CPrinter._print_assign,
+    "emitc.load": CPrinter._print_load_store,
+    "emitc.store": CPrinter._print_load_store,
+    "emitc.for": CPrinter._print_for,
+    "emitc.if": CPrinter._print_if,
+    "emitc.loop": CPrinter._print_loop,
+    "emitc.break_unless": CPrinter._print_break_unless,
+    "emitc.variable": CPrinter._print_variable,
+    "emitc.call_opaque": CPrinter._print_call_opaque,
+    "emitc.return": CPrinter._print_return,
+    "emitc.verbatim": CPrinter._print_verbatim,
+}
 
 
 def print_function(f: Operation) -> str:

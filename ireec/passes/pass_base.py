@@ -18,7 +18,9 @@ from ..ir.diagnostics import CompileError, Location
 class PassContext:
     """Options and results shared by the passes of one compilation.
 
-    ``target``: 'c' | 'openmp' | 'cuda'. ``module_name``: C identifier prefix of the output.
+    ``target``: the :class:`ireec.targets.base.Target` object (a target name given here is
+    looked up in the registry; the object compares equal to its name, and ``.name`` is the
+    string). ``module_name``: C identifier prefix of the output.
     ``report``: free-form facts passes record (e.g. ``arena_bytes`` per function).
     """
 
@@ -27,6 +29,11 @@ class PassContext:
     source_name: str = "<input>"
     options: Dict[str, object] = field(default_factory=dict)
     report: Dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        from ..targets import get_target  # the registry imports passes; import on use
+
+        self.target = get_target(self.target)
 
 
 class Pass(abc.ABC):

@@ -10,7 +10,9 @@ Toolchain: ``$CC`` (default ``cc``) and ``$CFLAGS`` are honoured, ``$CFLAGS`` af
 flags (``ireec.targets``: ``-std=c99 -O3 -fno-math-errno -fno-trapping-math -ffp-contract=off``, plus
 ``-fopenmp`` for openmp) so that e.g. ``CFLAGS=-O2`` wins, and ``extra_cflags`` (the CLI's
 ``--cflags``) last; ``$NVCC`` (default ``nvcc``) and
-``$NVCCFLAGS`` for the cuda target.
+``$NVCCFLAGS`` for the cuda target (``-arch`` from ``--cuda-arch``). Which compiler, flags and link
+command a target uses is the target's (``ireec.targets``: ``Target.compiler``,
+``Target.compile_flags``, ``Target.link_command``).
 """
 from __future__ import annotations
 
@@ -27,7 +29,6 @@ from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Unio
 __all__ = [
     "BuildError",
     "RUNTIME_HEADER",
-    "TARGETS",
     "runtime_header_text",
     "build_shared_library",
     "compile_object_check",
@@ -37,7 +38,18 @@ __all__ = [
 
 RUNTIME_HEADER = "ireec_runtime.h"
 SHIM_FILE_NAME = "ireec_module_info_shim.c"
-TARGETS = ("c", "openmp", "cuda")
+
+
+def _targets():
+    from ..targets import target_names
+
+    return tuple(target_names())
+
+
+def __getattr__(name):  # TARGETS follows the target registry
+    if name == "TARGETS":
+        return _targets()
+    raise AttributeError(name)
 
 #: Flags every C file is compiled with (C99, position independent, optimised).
 BASE_CFLAGS = ("-std=c99", "-O2", "-fPIC")
@@ -86,6 +98,12 @@ def target_flags(target: str) -> Tuple[List[str], List[str]]:
     except CompileError:
         return [f for f in BASE_CFLAGS if f != "-fPIC"], []
     return list(t.cflags), list(getattr(t, "ldflags", ()))
+
+
+def _c_flags() -> List[str]:
+    from ..targets import get_target
+
+    return list(get_target("c").compile_flags())
 
 
 def _tool(env_var: str, default: str) -> List[str]:
@@ -160,10 +178,16 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
     ``const ireec_module_info_t <module_name>_module_info``. ``target``: ``c``
     (``cc <target flags> -fPIC ...``, linked ``-shared ... -lm``), ``openmp`` (adds
     ``-fopenmp`` to compiling and linking) or
-    ``cuda`` (``.cu`` files through ``nvcc``, linked with nvcc). Raises BuildError.
+    ``cuda`` (``.cu`` files through ``nvcc``, linked with nvcc), or any registered target
+    (``ireec.targets``; a Target object is accepted too). Raises BuildError.
     """
-    if target not in TARGETS:
-        raise BuildError(f"unknown target '{target}' (expected one of {', '.join(TARGETS)})")
+    from ..ir.diagnostics import CompileError
+    from ..targets import get_target
+
+    try:
+        tgt = get_target(target)
+    except CompileError:
+        raise BuildError(f"unknown target '{target}' (expected one of {', '.join(_targets())})") from None
     if not module_name.isidentifier():
         raise BuildError(f"module name '{module_name}' is not a C identifier")
     out = Path(out_path).resolve()
@@ -175,23 +199,19 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
         (work / SHIM_FILE_NAME).write_text(_shim_source(module_name), encoding="utf-8")
         c_files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.c"))
         cu_files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.cu"))
-        if cu_files and target != "cuda":
+        if cu_files and tgt.source_suffix != ".cu":
             raise BuildError(f"CUDA sources ({', '.join(cu_files)}) need --target=cuda")
         cc = _tool("CC", "cc")
-        tflags, tldflags = target_flags(target)
+        # .c files (the shim, C-target sources) go to cc with the C flags of a C target.
+        tflags = list(tgt.compile_flags()) if tgt.source_suffix == ".c" else _c_flags()
         cflags = tflags + ["-fPIC", "-I", "."] + _env_flags("CFLAGS") + extra
         jobs = [cc + cflags + ["-c", f, "-o", f + ".o"] for f in c_files]
         objects = [f + ".o" for f in c_files]
-        link: List[str]
-        if target == "cuda":
-            nvcc = _tool("NVCC", "nvcc")
-            nvflags = ["-O2", "-Xcompiler", "-fPIC", "-I", "."] + _env_flags("NVCCFLAGS")
-            jobs += [nvcc + nvflags + ["-c", f, "-o", f + ".o"] for f in cu_files]
+        if cu_files:
+            nvflags = tgt.compile_flags() + ["-Xcompiler", "-fPIC", "-I", "."] + _env_flags(tgt.flags_env)
+            jobs += [tgt.compiler() + nvflags + ["-c", f, "-o", f + ".o"] for f in cu_files]
             objects += [f + ".o" for f in cu_files]
-            link = nvcc + ["-shared", "-Xcompiler", "-fPIC"] + objects + ["-o", "lib.so", "-lm"]
-        else:
-            link = cc + ["-shared", "-fPIC"] + tldflags
-            link += _env_flags("LDFLAGS") + objects + ["-o", "lib.so", "-lm"]
+        link = tgt.link_command(objects, "lib.so")
         _compile_all(jobs, work, "compiling C")
         _run(link, work, "linking")
         # Atomic replace: copy next to the destination, then rename over it.

@@ -21,6 +21,8 @@ from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from ..passes.pass_base import PassContext
 from ..tools import report as reporting
+from .base import Target
+from . import register_target
 
 # iree_hal_element_type_t numerical types (iree/hal/buffer_view.h): value = (type << 24) | bits.
 _NUMERICAL = {"int": 0x10, "sint": 0x11, "uint": 0x12, "bool": 0x13, "float": 0x21, "bfloat": 0x22, "complex": 0x23}
@@ -44,8 +46,9 @@ def element_type_code(t: T.Type) -> int:
     raise CompileError(f"no IREE element type for {t}")
 
 
-def _env() -> jinja2.Environment:
-    root = importlib.resources.files("ireec.templates")
+def _env(root=None) -> jinja2.Environment:
+    """The Jinja environment reading templates under ``root`` (default ``ireec/templates``)."""
+    root = root if root is not None else importlib.resources.files("ireec.templates")
     return jinja2.Environment(loader=jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text()),
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                               trim_blocks=False, lstrip_blocks=False, autoescape=False)
@@ -126,7 +129,7 @@ def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int,
     return checks
 
 
-class CTarget:
+class CTarget(Target):
     """Portable single-threaded C: the workgroups of a dispatch run in a plain loop nest.
 
     ``cflags`` are the flags ``ireec build`` compiles the generated C with (before
@@ -141,13 +144,29 @@ class CTarget:
     """
 
     name = "c"
+    iree_backends = ("llvm-cpu",)
+    variant = "embedded_c"
     templates = "c"
     cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off")
     ldflags: tuple = ()
 
+    def kernel_preamble(self) -> List[str]:
+        """Lines the kernels file has after its includes (macros a target adds)."""
+        return []
+
+    def file_names(self, mod: str) -> Dict[str, str]:
+        """{template: generated file name} of module ``mod``, in output order."""
+        return {"module.h.j2": f"{mod}.h", "module.c.j2": f"{mod}.c",
+                "kernels.h.j2": f"{mod}_kernels.h", "kernels.c.j2": f"{mod}_kernels.c"}
+
+    def context(self, common: dict) -> dict:
+        """The template context, given the fields every C-family target shares; a subclass
+        adds its own values here (templates never test the target's name)."""
+        return common
+
     def render(self, module: Operation, ctx: PassContext) -> Dict[str, str]:
         """File name → text of every generated source (deterministic)."""
-        env = _env()
+        env = _env(self.template_root())
         mod = ctx.module_name
         static = ctx.options.get("workspace", "argument") == "static"
         lines = bool(ctx.options.get("emit_line_directives"))
@@ -161,7 +180,9 @@ class CTarget:
                 params = [p.value for p in f.attributes["params"].value]
                 nb = len(f.attributes["bindings"].value)
                 launch = f"{mod}_{f.attributes['launch'].value}"
-                k = self.kernel_info(f, launch, params[:nb])
+                names = [p.value for p in f.attributes["param_names"].value]
+                k = self.kernel_info(f, launch, params[:nb], names[:nb])
+                k["launch_prologue"] = self.launch_prologue(k["grid"])
                 k["line"] = _line_directive(f.loc) if lines else ""
                 k["line_back"] = _LINE_BACK if k["line"] else ""
                 kernels.append(k)
@@ -171,8 +192,8 @@ class CTarget:
                 args = [_tensor_info(f"input{i}", t) for i, t in enumerate(sig.inputs)]
                 results = [_tensor_info(f"output{j}", t) for j, t in enumerate(sig.results)]
                 params = [p.value for p in f.attributes["params"].value]
-                ptype = [re.match(r"^(.*?)\w+$", p).group(1).strip() for p in params]
-                pname = [p.split()[-1].lstrip("*") for p in params]
+                ptype = [p.value.strip() for p in f.attributes["param_types"].value]
+                pname = [p.value for p in f.attributes["param_names"].value]
                 call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
                 call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
                 c_name = f.attributes["sym_name"].value
@@ -187,6 +208,7 @@ class CTarget:
                     call_args.append("workspace")
                 functions.append({
                     "mlir_name": name, "c_name": c_name, "params": params, "param_names": pname,
+                    "param_types": ptype,
                     "impl_args": impl_args, "MACRO": common_macro(c_name), "arena": arena,
                     "body": _print_as_static(f, c_name + "_impl"), "args": args, "results": results,
                     "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
@@ -213,19 +235,20 @@ class CTarget:
                   "stack_size": rep["stack_bytes"], "libraries": rep["libraries"],
                   "frame_bytes": reporting.FRAME_BYTES,
                   "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool),
-                  "global_state_size": len(state), "global_state_text": _hex_rows(state)}
-        kernels_c = env.get_template(f"{self.templates}/kernels.c.j2").render(common)
-        return {
-            f"{mod}.h": env.get_template(f"{self.templates}/module.h.j2").render(common),
-            f"{mod}.c": env.get_template(f"{self.templates}/module.c.j2").render(common),
-            f"{mod}_kernels.h": env.get_template(f"{self.templates}/kernels.h.j2").render(common),
-            f"{mod}_kernels.c": _resolve_line_markers(kernels_c, f"{mod}_kernels.c"),
-            "ireec_runtime.h": runtime_header(),
-        }
+                  "global_state_size": len(state), "global_state_text": _hex_rows(state),
+                  "preamble": self.kernel_preamble()}
+        common = self.context(common)
+        files: Dict[str, str] = {}
+        for template, file_name in self.file_names(mod).items():
+            text = env.get_template(f"{self.templates}/{template}").render(common)
+            files[file_name] = _resolve_line_markers(text, file_name)
+        files["ireec_runtime.h"] = runtime_header()
+        return files
 
 
     @staticmethod
-    def kernel_info(f: Operation, launch: str, binding_params: List[str]) -> dict:
+    def kernel_info(f: Operation, launch: str, binding_params: List[str],
+                    binding_names: List[str]) -> dict:
         """Template fields of one kernel: its C body, launch signature and workgroup grid.
 
         ``grid`` lists the (axis, count) loops the launch function runs, outermost first
@@ -237,9 +260,11 @@ class CTarget:
         if any(c < 1 for c in wg):
             raise CompileError(f"workgroup count {wg} of {launch} must be positive", f.loc)
         grid = [(axis, c) for axis, c in (("z", wg[2]), ("y", wg[1]), ("x", wg[0])) if c > 1]
+        size = f.attributes.get("workgroup_size")
         return {"entry": f.attributes["launch"].value, "launch": launch, "body": print_function(f),
+                "workgroup_size": int(size.value) if size is not None else 1,
                 "binding_params": binding_params or ["void"],
-                "binding_args": [p.split()[-1] for p in binding_params],
+                "binding_args": list(binding_names),
                 "workgroup_count": wg, "grid": grid,
                 "id_args": [axis if c > 1 else "0" for axis, c in zip("xyz", wg)]}
 
@@ -252,16 +277,17 @@ class OpenMPTarget(CTarget):
     build serially (and warning-free) without ``-fopenmp``."""
 
     name = "openmp"
+    iree_backends = ()
+    variant = "embedded_c_openmp"
     cflags = CTarget.cflags + ("-fopenmp",)
     ldflags = ("-fopenmp",)
 
+    def launch_prologue(self, grid):
+        """``#pragma omp parallel for`` over the workgroup loops (collapsed when nested),
+        guarded by ``#ifdef _OPENMP``."""
+        collapse = f" collapse({len(grid)})" if len(grid) > 1 else ""
+        return ["#ifdef _OPENMP", f"#pragma omp parallel for schedule(static){collapse}", "#endif"]
 
-_TARGETS = {"c": CTarget, "openmp": OpenMPTarget, "llvm-cpu": CTarget}
 
-
-def get_target(name: str):
-    """The target object for ``name`` ('c', 'openmp'; 'llvm-cpu' is 'c'). CompileError for others."""
-    try:
-        return _TARGETS[name]()
-    except KeyError:
-        raise CompileError(f"unknown target '{name}' (known: c, openmp)") from None
+register_target(CTarget)
+register_target(OpenMPTarget)

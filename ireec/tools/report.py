@@ -241,7 +241,7 @@ def module_report(module: Operation, ctx, files: Optional[Mapping[str, str]] = N
     fns = {}
     for name in sorted(set(plans) | set(stacks)):
         fns[name] = function_report(name, plans.get(name, {}), stacks, flops, ctx.module_name)
-    return {"module": ctx.module_name, "source": ctx.source_name, "target": ctx.target,
+    return {"module": ctx.module_name, "source": ctx.source_name, "target": str(ctx.target),
             "workspace": ctx.options.get("workspace", "argument"),
             "constant_pool_bytes": ctx.report.get("constant_pool_bytes", 0),
             "global_state_bytes": ctx.report.get("global_state_bytes", 0),

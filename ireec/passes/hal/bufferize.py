@@ -129,97 +129,20 @@ class BufferizePass(Pass):
             if op.name == "linalg.generic" and "ireec.distribute" in op.attributes:
                 self._record_carry(op)
         nuses = {r: len(r.uses) for op in ops for r in op.results}
-        b = Builder(blk, 0, kernel.loc)
-
-        def get(v: Value) -> Value:
-            if buf.get(v) is None:  # a tensor.empty read for the first time
-                buf[v] = self._dest(b, v, pref)
-            return buf[v]
-
+        st = _OpBufferizer(self, buf, pref, nuses, Builder(blk, 0, kernel.loc))
         for op in ops:
-            b = Builder.before(op)
-            name = op.name
-            if name == "hal.interface.binding.subspan":
-                continue
-            if name == "flow.dispatch.tensor.load":
-                src = op.operands[0]
-                offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
-                if all(o == 0 for o in offs) and list(sizes) == list(src.type.shape):
-                    buf[op.results[0]] = src
-                else:
-                    buf[op.results[0]] = subview(b, src, offs, sizes, strides, op.results[0].type.shape)
-            elif name == "flow.dispatch.tensor.store":
-                v, target = op.operands
-                offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
-                dst = target
-                if not (all(o == 0 for o in offs) and list(sizes) == list(target.type.shape)):
-                    dst = subview(b, target, offs, sizes, strides, v.type.shape)
-                if get(v) is not dst:
-                    emit_copy(b, buf[v], dst, self.carry.get(v))
-            elif name == "tensor.empty":
-                buf[op.results[0]] = None  # allocated on first read (see get)
-            elif name == "linalg.generic":
-                n_in, n_out = segment_sizes(op)
-                ins = [get(v) if isinstance(v.type, T.TensorType) else v for v in op.operands[:n_in]]
-                outs = []
-                body = op.body
-                for k, (r, init) in enumerate(zip(op.results, op.operands[n_in:])):
-                    own = buf.get(init)
-                    if (r not in pref and nuses.get(init) == 1 and own is not None
-                            and isinstance(own.owner, Operation) and own.owner.name == "memref.alloca"
-                            and own.type.shape == tuple(self._tile_shape(r)[0])):
-                        dst = own  # the init's own temporary is the destination
-                    else:
-                        dst = self._dest(b, r, pref)
-                    reads_init = bool(body.args[n_in + k].uses)
-                    init_is_empty = isinstance(init.owner, Operation) and init.owner.name == "tensor.empty"
-                    if reads_init and not init_is_empty and get(init) is not dst:
-                        emit_copy(b, buf[init], dst, self.carry.get(r))
-                    outs.append(dst)
-                    buf[r] = dst
-                new = Operation("linalg.generic", ins + outs, [], dict(op.attributes), loc=op.loc)
-                new.add_region(op.regions[0])
-                op.regions.clear()
-                b.insert(new)
-                self._loads_in_body(new, buf)
-            elif name == "tensor.extract_slice":
-                offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
-                buf[op.results[0]] = subview(b, get(op.operands[0]), offs, sizes, strides, op.results[0].type.shape)
-            elif name == "tensor.insert_slice":
-                src, dest = op.operands[0], op.operands[1]
-                dst = self._dest(b, op.results[0], pref)
-                dest_is_empty = isinstance(dest.owner, Operation) and dest.owner.name == "tensor.empty"
-                if not dest_is_empty and get(dest) is not dst:
-                    emit_copy(b, buf[dest], dst)
-                offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
-                emit_copy(b, get(src), subview(b, dst, offs, sizes, strides, src.type.shape))
-                buf[op.results[0]] = dst
-            elif name == "tensor.pad":
-                get(op.operands[0])
-                self._pad(b, op, buf, pref)
-            elif name == "tensor.from_elements":
-                dst = self._dest(b, op.results[0], pref)
-                shape = op.results[0].type.shape
-                for i, v in enumerate(op.operands):
-                    idx = []
-                    rem = i
-                    for d in reversed(shape):
-                        idx.append(rem % d)
-                        rem //= d
-                    ivals = [b.create("arith.constant", [], [T.index], {"value": _index(x)}).result for x in reversed(idx)]
-                    b.create("memref.store", [v, dst] + ivals, [])
-                buf[op.results[0]] = dst
-            elif name == "arith.constant" or name == "func.return":
-                continue
-            else:
+            st.b = Builder.before(op)
+            fn = _BUFFERIZE.get(op.name)
+            if fn is None:
                 if any(isinstance(r.type, T.TensorType) for r in op.results):
-                    raise CompileError(f"'{name}' is not supported inside a dispatch yet", op.loc)
+                    raise CompileError(f"'{op.name}' is not supported inside a dispatch yet", op.loc)
                 continue
-            if name not in ("arith.constant", "func.return", "hal.interface.binding.subspan"):
-                for r in op.results:
-                    r.uses.clear()
-                op.drop_all_references()
-                op.detach()
+            if fn(st, op) is _KEEP:
+                continue
+            for r in op.results:
+                r.uses.clear()
+            op.drop_all_references()
+            op.detach()
 
     def _record_carry(self, op: Operation) -> None:
         """For each result of distributed ``op``: the loop dim (= identity-copy loop) of each
@@ -308,3 +231,129 @@ def _index(x):
     from ...ir.attributes import IntegerAttr
 
     return IntegerAttr(int(x), T.index)
+
+
+#: Returned by an :class:`_OpBufferizer` method for an op that stays in place.
+_KEEP = object()
+
+
+class _OpBufferizer:
+    """The per-op rewrites of one kernel's bufferization ({op name: method} in
+    :data:`_BUFFERIZE`): each tensor op is replaced by memref ops writing into ``buf[value]``
+    (its buffer; ``pref``: preferred destinations; ``nuses``: use counts before rewriting);
+    ``b`` inserts before the op being rewritten."""
+
+    def __init__(self, owner, buf, pref, nuses, b):
+        self.owner = owner
+        self.buf = buf
+        self.pref = pref
+        self.nuses = nuses
+        self.b = b
+
+    def get(self, v: Value) -> Value:
+        """The buffer of tensor ``v`` (a ``tensor.empty`` gets its destination on first read)."""
+        if self.buf.get(v) is None:
+            self.buf[v] = self.owner._dest(self.b, v, self.pref)
+        return self.buf[v]
+
+    def keep(self, op):
+        return _KEEP
+
+    def load(self, op):
+        b, buf = self.b, self.buf
+        src = op.operands[0]
+        offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
+        if all(o == 0 for o in offs) and list(sizes) == list(src.type.shape):
+            buf[op.results[0]] = src
+        else:
+            buf[op.results[0]] = subview(b, src, offs, sizes, strides, op.results[0].type.shape)
+
+    def store(self, op):
+        b, buf = self.b, self.buf
+        v, target = op.operands
+        offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
+        dst = target
+        if not (all(o == 0 for o in offs) and list(sizes) == list(target.type.shape)):
+            dst = subview(b, target, offs, sizes, strides, v.type.shape)
+        if self.get(v) is not dst:
+            emit_copy(b, buf[v], dst, self.owner.carry.get(v))
+
+    def empty(self, op):
+        self.buf[op.results[0]] = None  # allocated on first read (see get)
+
+    def generic(self, op):
+        b, buf, pref, get, owner = self.b, self.buf, self.pref, self.get, self.owner
+        n_in, n_out = segment_sizes(op)
+        ins = [get(v) if isinstance(v.type, T.TensorType) else v for v in op.operands[:n_in]]
+        outs = []
+        body = op.body
+        for k, (r, init) in enumerate(zip(op.results, op.operands[n_in:])):
+            own = buf.get(init)
+            if (r not in pref and self.nuses.get(init) == 1 and own is not None
+                    and isinstance(own.owner, Operation) and own.owner.name == "memref.alloca"
+                    and own.type.shape == tuple(owner._tile_shape(r)[0])):
+                dst = own  # the init's own temporary is the destination
+            else:
+                dst = owner._dest(b, r, pref)
+            reads_init = bool(body.args[n_in + k].uses)
+            init_is_empty = isinstance(init.owner, Operation) and init.owner.name == "tensor.empty"
+            if reads_init and not init_is_empty and get(init) is not dst:
+                emit_copy(b, buf[init], dst, owner.carry.get(r))
+            outs.append(dst)
+            buf[r] = dst
+        new = Operation("linalg.generic", ins + outs, [], dict(op.attributes), loc=op.loc)
+        new.add_region(op.regions[0])
+        op.regions.clear()
+        b.insert(new)
+        owner._loads_in_body(new, buf)
+
+    def extract_slice(self, op):
+        offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
+        self.buf[op.results[0]] = subview(self.b, self.get(op.operands[0]), offs, sizes, strides,
+                                          op.results[0].type.shape)
+
+    def insert_slice(self, op):
+        b, buf, get = self.b, self.buf, self.get
+        src, dest = op.operands[0], op.operands[1]
+        dst = self.owner._dest(b, op.results[0], self.pref)
+        dest_is_empty = isinstance(dest.owner, Operation) and dest.owner.name == "tensor.empty"
+        if not dest_is_empty and get(dest) is not dst:
+            emit_copy(b, buf[dest], dst)
+        offs, sizes, strides = (_static(op, n) for n in ("static_offsets", "static_sizes", "static_strides"))
+        emit_copy(b, get(src), subview(b, dst, offs, sizes, strides, src.type.shape))
+        buf[op.results[0]] = dst
+
+    def pad(self, op):
+        self.get(op.operands[0])
+        self.owner._pad(self.b, op, self.buf, self.pref)
+
+    def from_elements(self, op):
+        b = self.b
+        dst = self.owner._dest(b, op.results[0], self.pref)
+        shape = op.results[0].type.shape
+        for i, v in enumerate(op.operands):
+            idx = []
+            rem = i
+            for d in reversed(shape):
+                idx.append(rem % d)
+                rem //= d
+            ivals = [b.create("arith.constant", [], [T.index], {"value": _index(x)}).result for x in reversed(idx)]
+            b.create("memref.store", [v, dst] + ivals, [])
+        self.buf[op.results[0]] = dst
+
+
+#: How each op of a kernel is bufferized ({op name: _OpBufferizer method}); ops not named
+#: here must have no tensor results and stay as they are.
+_BUFFERIZE = {
+    "hal.interface.binding.subspan": _OpBufferizer.keep,
+    "arith.constant": _OpBufferizer.keep,
+    "func.return": _OpBufferizer.keep,
+    "flow.dispatch.tensor.load": _OpBufferizer.load,
+    "flow.dispatch.tensor.store": _OpBufferizer.store,
+    "tensor.empty": _OpBufferizer.empty,
+    "linalg.generic": _OpBufferizer.generic,
+    "tensor.extract_slice": _OpBufferizer.extract_slice,
+    "tensor.insert_slice": _OpBufferizer.insert_slice,
+    "tensor.pad": _OpBufferizer.pad,
+    "tensor.from_elements": _OpBufferizer.from_elements,
+}

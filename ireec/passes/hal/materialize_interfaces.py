@@ -13,15 +13,12 @@ from ...ir.core import Block, Builder, Operation, Region
 from ..flow.outline_dispatch_regions import executable_entry, executables
 from ..pass_base import Pass, PassContext, register_pass
 
-VARIANT = {"c": "embedded_c", "openmp": "embedded_c_openmp", "cuda": "cuda_nvptx"}
-
-
 @register_pass
 class MaterializeInterfacesPass(Pass):
     name = "iree-hal-materialize-interfaces"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        variant = VARIANT.get(ctx.target, ctx.target)
+        variant = ctx.target.variant or ctx.target.name
         for exe in executables(module, "flow.executable"):
             kernel = executable_entry(exe)
             entry = kernel.attributes["sym_name"].value
@@ -44,7 +41,7 @@ class MaterializeInterfacesPass(Pass):
                 loc=kernel.loc))
             vblk.append(inner)
             var = Operation("hal.executable.variant", attributes={
-                "sym_name": StringAttr(variant), "target": StringAttr(ctx.target)},
+                "sym_name": StringAttr(variant), "target": StringAttr(ctx.target.name)},
                 regions=[Region([vblk])], loc=exe.loc)
             hexe = Operation("hal.executable", attributes=dict(exe.attributes),
                              regions=[Region([Block()])], loc=exe.loc)

@@ -474,85 +474,15 @@ class ScheduleAllocationPass(Pass):
             resources[("global", 0)] = b.create("stream.resource.globals", [], [RESOURCE_VARIABLE], {
                 "state": SymbolRefAttr("__global_state")}).result
 
-        def where(v):
-            s = slots[root(v)]
-            return resources[(s.kind, s.index)], s
-
-        def copy(bb, src_res, src_off, dst_res, dst_off, length):
-            if src_res is dst_res and src_off == dst_off:
-                return
-            bb.create("stream.cmd.copy", [src_res, dst_res], [], {
-                "source_offset": IntegerAttr(src_off, T.index), "target_offset": IntegerAttr(dst_off, T.index),
-                "length": IntegerAttr(length, T.index)})
-
-        erased = []
+        rw = _OpRewriter(self, slots, root, resources)
+        where, copy = rw.where, rw.copy
         for op in ops:
-            ob = Builder.before(op)
-            n = op.name
-            if n == "flow.dispatch":
-                vals, access, offs, sizes = [], [], [], []
-                for v in op.operands:
-                    res, s = where(v)
-                    vals.append(res)
-                    access.append("ro")
-                    offs.append(s.offset)
-                    sizes.append(s.size)
-                for r in op.results:
-                    s = slots[r]
-                    vals.append(resources[(s.kind, s.index)])
-                    access.append("wo")
-                    offs.append(s.offset)
-                    sizes.append(s.size)
-                ob.create("stream.cmd.dispatch", vals, [], {
-                    "entry_point": op.attributes["entry_point"],
-                    "access": ArrayAttr(tuple(StringAttr(a) for a in access)),
-                    "offsets": DenseArrayAttr(T.i64, tuple(offs)),
-                    "sizes": DenseArrayAttr(T.i64, tuple(sizes))})
-                erased.append(op)
-            elif n == "tensor.extract":
-                src = op.operands[0]
-                res, s = where(src)
-                ld = ob.create("stream.resource.load", [res] + list(op.operands[1:]), [op.results[0].type], {
-                    "offset": IntegerAttr(s.offset, T.index),
-                    "strides": DenseArrayAttr(T.i64, tuple(_element_strides(src.type.shape))),
-                    "shape": DenseArrayAttr(T.i64, tuple(src.type.shape)),
-                    "element_type": TypeAttr(src.type.element_type)})
-                op.results[0].replace_all_uses_with(ld.result)
-                erased.append(op)
-            elif n == "tensor.from_elements":
-                res, s = where(op.results[0])
-                eb = T.storage_bytes(op.results[0].type.element_type)
-                for k, v in enumerate(op.operands):
-                    ob.create("stream.resource.store", [v, res], [], {
-                        "offset": IntegerAttr(s.offset + k * eb, T.index),
-                        "strides": DenseArrayAttr(T.i64, ()), "element_type": TypeAttr(v.type)})
-                erased.append(op)
-            elif n == "tensor.insert":
-                # IREE's flow.tensor.store: the host copies the tensor and writes one element.
-                src_res, src = where(op.operands[1])
-                res, s = where(op.results[0])
-                copy(ob, src_res, src.offset, res, s.offset, s.size)
-                ob.create("stream.resource.store", [op.operands[0], res] + list(op.operands[2:]), [], {
-                    "offset": IntegerAttr(s.offset, T.index),
-                    "strides": DenseArrayAttr(T.i64, tuple(_element_strides(op.results[0].type.shape))),
-                    "shape": DenseArrayAttr(T.i64, tuple(op.results[0].type.shape)),
-                    "element_type": TypeAttr(op.operands[0].type)})
-                erased.append(op)
-            elif n == "util.global.load":
-                g = self.globals[op.attributes["global"].root]
-                res, s = where(op.results[0])
-                copy(ob, resources[("global", 0)], g.offset, res, s.offset, s.size)
-                erased.append(op)
-            elif n == "util.global.store":
-                g = self.globals[op.attributes["global"].root]
-                res, s = where(op.operands[0])
-                copy(ob, res, s.offset, resources[("global", 0)], g.offset, s.size)
-                erased.append(op)
-            elif n in ("cf.br", "cf.cond_br"):
-                self._branch_copies(op, ob, slots, resources, where, copy)
-            elif n in ("hal.tensor.import", "hal.tensor.export", "flow.tensor.reshape", "flow.tensor.bitcast") or (
-                    n == "arith.constant" and isinstance(op.results[0].type, T.TensorType)):
-                erased.append(op)
+            fn = _OP_REWRITES.get(op.name)
+            if fn is not None:
+                fn(rw, op, Builder.before(op))
+            elif op.name == "arith.constant" and isinstance(op.results[0].type, T.TensorType):
+                rw.erased.append(op)
+        erased = rw.erased
         # Exports not already in place get a copy into the result buffer.
         by_ret: Dict[int, List] = {}
         for ret, j, v in exported:
@@ -614,3 +544,118 @@ class ScheduleAllocationPass(Pass):
         else:
             op.set_operands(keep + new_groups[0] + new_groups[1])
             op.attributes["operandSegmentSizes"] = DenseArrayAttr(T.i32, (1, len(new_groups[0]), len(new_groups[1])))
+
+
+class _OpRewriter:
+    """The per-op rewrites of :meth:`ScheduleAllocationPass._rewrite` ({op name: method} in
+    :data:`_OP_REWRITES`): tensor-level ops become ops on the resources (``resources``:
+    (slot kind, index) → resource value) at their slots; replaced ops collect in ``erased``."""
+
+    def __init__(self, owner, slots, root, resources):
+        self.owner = owner
+        self.slots = slots
+        self.root = root
+        self.resources = resources
+        self.erased: List[Operation] = []
+
+    def where(self, v):
+        """(resource, slot) holding tensor value ``v``."""
+        s = self.slots[self.root(v)]
+        return self.resources[(s.kind, s.index)], s
+
+    @staticmethod
+    def copy(bb, src_res, src_off, dst_res, dst_off, length):
+        """``stream.cmd.copy`` of ``length`` bytes (nothing when source and target coincide)."""
+        if src_res is dst_res and src_off == dst_off:
+            return
+        bb.create("stream.cmd.copy", [src_res, dst_res], [], {
+            "source_offset": IntegerAttr(src_off, T.index), "target_offset": IntegerAttr(dst_off, T.index),
+            "length": IntegerAttr(length, T.index)})
+
+    def dispatch(self, op, ob):
+        slots, resources = self.slots, self.resources
+        vals, access, offs, sizes = [], [], [], []
+        for v in op.operands:
+            res, s = self.where(v)
+            vals.append(res)
+            access.append("ro")
+            offs.append(s.offset)
+            sizes.append(s.size)
+        for r in op.results:
+            s = slots[r]
+            vals.append(resources[(s.kind, s.index)])
+            access.append("wo")
+            offs.append(s.offset)
+            sizes.append(s.size)
+        ob.create("stream.cmd.dispatch", vals, [], {
+            "entry_point": op.attributes["entry_point"],
+            "access": ArrayAttr(tuple(StringAttr(a) for a in access)),
+            "offsets": DenseArrayAttr(T.i64, tuple(offs)),
+            "sizes": DenseArrayAttr(T.i64, tuple(sizes))})
+        self.erased.append(op)
+
+    def extract(self, op, ob):
+        src = op.operands[0]
+        res, s = self.where(src)
+        ld = ob.create("stream.resource.load", [res] + list(op.operands[1:]), [op.results[0].type], {
+            "offset": IntegerAttr(s.offset, T.index),
+            "strides": DenseArrayAttr(T.i64, tuple(_element_strides(src.type.shape))),
+            "shape": DenseArrayAttr(T.i64, tuple(src.type.shape)),
+            "element_type": TypeAttr(src.type.element_type)})
+        op.results[0].replace_all_uses_with(ld.result)
+        self.erased.append(op)
+
+    def from_elements(self, op, ob):
+        res, s = self.where(op.results[0])
+        eb = T.storage_bytes(op.results[0].type.element_type)
+        for k, v in enumerate(op.operands):
+            ob.create("stream.resource.store", [v, res], [], {
+                "offset": IntegerAttr(s.offset + k * eb, T.index),
+                "strides": DenseArrayAttr(T.i64, ()), "element_type": TypeAttr(v.type)})
+        self.erased.append(op)
+
+    def insert(self, op, ob):
+        # IREE's flow.tensor.store: the host copies the tensor and writes one element.
+        src_res, src = self.where(op.operands[1])
+        res, s = self.where(op.results[0])
+        self.copy(ob, src_res, src.offset, res, s.offset, s.size)
+        ob.create("stream.resource.store", [op.operands[0], res] + list(op.operands[2:]), [], {
+            "offset": IntegerAttr(s.offset, T.index),
+            "strides": DenseArrayAttr(T.i64, tuple(_element_strides(op.results[0].type.shape))),
+            "shape": DenseArrayAttr(T.i64, tuple(op.results[0].type.shape)),
+            "element_type": TypeAttr(op.operands[0].type)})
+        self.erased.append(op)
+
+    def global_load(self, op, ob):
+        g = self.owner.globals[op.attributes["global"].root]
+        res, s = self.where(op.results[0])
+        self.copy(ob, self.resources[("global", 0)], g.offset, res, s.offset, s.size)
+        self.erased.append(op)
+
+    def global_store(self, op, ob):
+        g = self.owner.globals[op.attributes["global"].root]
+        res, s = self.where(op.operands[0])
+        self.copy(ob, res, s.offset, self.resources[("global", 0)], g.offset, s.size)
+        self.erased.append(op)
+
+    def branch(self, op, ob):
+        self.owner._branch_copies(op, ob, self.slots, self.resources, self.where, self.copy)
+
+    def erase(self, op, ob):
+        """Ops with nothing left to do once tensors live in slots."""
+        self.erased.append(op)
+
+
+#: The rewrite of each tensor-level op of a public function ({op name: method}).
+_OP_REWRITES = {
+    "flow.dispatch": _OpRewriter.dispatch,
+    "tensor.extract": _OpRewriter.extract,
+    "tensor.from_elements": _OpRewriter.from_elements,
+    "tensor.insert": _OpRewriter.insert,
+    "util.global.load": _OpRewriter.global_load,
+    "util.global.store": _OpRewriter.global_store,
+    "cf.br": _OpRewriter.branch,
+    "cf.cond_br": _OpRewriter.branch,
+    **{n: _OpRewriter.erase for n in ("hal.tensor.import", "hal.tensor.export", "flow.tensor.reshape",
+                                       "flow.tensor.bitcast")},
+}

@@ -27,7 +27,7 @@ class ConvertToEmitCPass(Pass):
             for exp in [o for o in exe.walk() if o.name == "hal.executable.export"]:
                 entry = exp.attributes["sym_name"].value
                 kernel = next(o for o in exe.walk() if o.name == "func.func" and o.attributes["sym_name"].value == entry)
-                kf = KernelLowering(kernel, c_ident(entry)).run()
+                kf = KernelLowering(kernel, c_ident(entry), ctx.target).run()
                 kf.attributes["workgroup_count"] = exp.attributes.get(
                     "workgroup_count", DenseArrayAttr(T.i64, (1, 1, 1)))
                 kf.attributes["launch"] = StringAttr(c_ident(entry))
@@ -36,7 +36,7 @@ class ConvertToEmitCPass(Pass):
         hosts = []
         for f in functions(module):
             if "iree.abi.stub" in f.attributes:
-                hosts.append(_lower_host(f, ctx.module_name, entries))
+                hosts.append(_lower_host(f, ctx.module_name, entries, ctx.target))
         for op in list(module.body.ops):
             if op.name in ("hal.executable", "func.func"):
                 op.drop_all_references()

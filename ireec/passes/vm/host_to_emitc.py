@@ -18,15 +18,16 @@ from ...ir import types as T
 from ...ir.attributes import StringAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
-from .kernel_to_emitc import _str_array, c_ident
+from .kernel_to_emitc import _str_array, c_ident, c_param
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
 
-def _load_expr(ptr: str, et: T.Type) -> str:
-    """C expression reading one element of type ``et`` at ``ptr`` (a ``uint8_t *``)."""
+def _load_expr(ptr: str, et: T.Type, target) -> str:
+    """C expression reading one element of type ``et`` at ``ptr`` (a ``uint8_t *``), through
+    the target's host read (``Target.host_read``)."""
     st = storage_ctype(et)
-    raw = f"(*(const {st} *)({ptr}))"
+    raw = target.host_read(st, ptr)
     conv = load_conversion(et)
     if conv:
         return f"{conv}{raw}"
@@ -35,14 +36,16 @@ def _load_expr(ptr: str, et: T.Type) -> str:
     return raw
 
 
-def _store_stmt(ptr: str, et: T.Type, value: str) -> str:
+def _store_stmt(ptr: str, et: T.Type, value: str, target) -> str:
+    """C statement storing ``value`` as one element of type ``et`` at ``ptr``, through the
+    target's host write (``Target.host_write``)."""
     st = storage_ctype(et)
     conv = store_conversion(et)
     if conv:
         value = f"{conv}({value})"
     elif isinstance(et, T.IntegerType) and et.width == 1:
         value = f"(uint8_t)({value})"
-    return f"*({st} *)({ptr}) = {value};"
+    return target.host_write(st, ptr, value)
 
 
 def _constant_below(v: Value, bound: int) -> bool:
@@ -74,8 +77,9 @@ def _drop_dead_scalars(f: Operation) -> None:
 
 
 class _HostLowering:
-    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation]):
+    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation], target):
         self.f = f
+        self.target = target
         self.module_name = module_name
         self.entries = entries
         self.names: Dict[Value, str] = {}
@@ -98,9 +102,11 @@ class _HostLowering:
         f = self.f
         sig: T.FunctionType = f.attributes["ireec.abi.tensor_type"].value
         fname = func_name(f)
-        params = [f"const {storage_ctype(t.element_type)} *input{i}" for i, t in enumerate(sig.inputs)]
-        params += [f"{storage_ctype(t.element_type)} *result{j}" for j, t in enumerate(sig.results)]
-        params.append("void *workspace")
+        pdecls = [(f"const {storage_ctype(t.element_type)} *", f"input{i}") for i, t in enumerate(sig.inputs)]
+        pdecls += [(f"{storage_ctype(t.element_type)} *", f"result{j}") for j, t in enumerate(sig.results)]
+        pdecls.append(("void *", "workspace"))
+        pdecls += self.target.host_extra_params()
+        params = [c_param(t, n) for t, n in pdecls]
         _drop_dead_scalars(f)
         blocks = list(f.regions[0].blocks)
         for i, blk in enumerate(blocks[1:], 1):
@@ -115,8 +121,8 @@ class _HostLowering:
             for v in values:
                 if v.uses and v.type != T.BUFFER_VIEW:
                     decls.append(f"{ctype(v.type)} {self.declare(v)};")
-        for p in params:
-            self.emit(f"(void){p.split()[-1].lstrip('*')};")
+        for _t, n in pdecls:
+            self.emit(f"(void){n};")
         for d in decls:
             self.emit(d)
         for blk in blocks:
@@ -128,6 +134,7 @@ class _HostLowering:
             self.b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
         return Operation("emitc.func", attributes={
             "sym_name": StringAttr(f"{self.module_name}_{c_ident(fname)}"), "params": _str_array(params),
+            "param_types": _str_array([t for t, _n in pdecls]), "param_names": _str_array([n for _t, n in pdecls]),
             "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
         }, regions=[Region([self.out])], loc=f.loc)
@@ -175,65 +182,105 @@ class _HostLowering:
         return f"{{ {tmps} {sets} goto {self.labels[dest]}; }}"
 
     def lower(self, op: Operation) -> None:
-        n = op.name
-        mod = self.module_name
-        if n == "stream.tensor.import":
-            self.base[op.results[0]] = f"(const uint8_t *)input{op.attributes['index'].value}"
-        elif n == "stream.resource.result":
-            self.base[op.results[0]] = f"(uint8_t *)result{op.attributes['index'].value}"
-        elif n == "stream.resource.alloca":
-            self.base[op.results[0]] = "(uint8_t *)workspace"
-        elif n == "stream.resource.constants":
-            self.base[op.results[0]] = f"{mod}_constant_pool"
-        elif n == "stream.resource.globals":
-            self.base[op.results[0]] = f"{mod}_global_state"
-        elif n == "hal.command_buffer.dispatch":
-            entry = op.attributes["entry_point"].nested[-1]
-            kfn = self.entries[entry]
-            btypes = [x.value for x in kfn.attributes["bindings"].value]
-            args = [f"({bt} *)({self.base[v]} + {off})"
-                    for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes)]
-            self.call(f"{mod}_{c_ident(entry)}", args)
-        elif n == "stream.cmd.copy":
-            src, dst = op.operands
-            self.call("memcpy", [f"{self.base[dst]} + {op.attributes['target_offset'].value}",
-                                 f"{self.base[src]} + {op.attributes['source_offset'].value}",
-                                 str(op.attributes["length"].value)])
-        elif n == "stream.resource.load":
-            if not op.results[0].uses:
-                return
-            et = op.attributes["element_type"].value
-            if _is_empty(op):  # an element of an empty tensor: undefined, and nothing to read
-                self.assign(op.results[0], c_literal(0, op.results[0].type))
-                return
-            self.assign(op.results[0], _load_expr(self.address(op, op.operands[0], op.operands[1:]), et))
-        elif n == "stream.resource.store":
-            v, res = op.operands[:2]
-            et = op.attributes["element_type"].value
-            if _is_empty(op):
-                return
-            self.emit(_store_stmt(self.address(op, res, op.operands[2:]), et, self.name(v)))
-        elif n == "arith.constant":
-            self.assign(op.results[0], c_literal(op.attributes["value"].value, op.results[0].type))
+        """Lower one host op through :data:`HOST_LOWERINGS` (``{op name: method}``); other
+        ``arith``/``math`` ops become C assignments. CompileError for anything else."""
+        fn = HOST_LOWERINGS.get(op.name)
+        if fn is not None:
+            fn(self, op)
         elif op.dialect in ("arith", "math") and len(op.results) == 1:
             if op.results[0].uses:
                 self.assign(op.results[0], c_expression(op).format(*[self.name(x) for x in op.operands]))
-        elif n == "cf.br":
-            self.emit(self.jump(op.successors[0], list(op.operands)))
-        elif n == "cf.cond_br":
-            seg = list(op.attributes["operandSegmentSizes"].value)
-            vals = list(op.operands)
-            t_vals, f_vals = vals[1:1 + seg[1]], vals[1 + seg[1]:]
-            self.emit(f"if ({self.name(vals[0])}) {self.jump(op.successors[0], t_vals)}")
-            self.emit(f"else {self.jump(op.successors[1], f_vals)}")
-        elif n == "func.return":
-            self.emit("return IREEC_STATUS_OK;")
-        elif n in ("stream.tensor.export", "util.global"):
-            return
         else:
-            raise CompileError(f"'{n}' cannot be lowered to C in the host program yet", op.loc)
+            raise CompileError(f"'{op.name}' cannot be lowered to C in the host program yet", op.loc)
+
+    def _import(self, op: Operation) -> None:
+        self.base[op.results[0]] = f"(const uint8_t *)input{op.attributes['index'].value}"
+
+    def _result(self, op: Operation) -> None:
+        self.base[op.results[0]] = f"(uint8_t *)result{op.attributes['index'].value}"
+
+    def _alloca(self, op: Operation) -> None:
+        self.base[op.results[0]] = "(uint8_t *)workspace"
+
+    def _constants(self, op: Operation) -> None:
+        self.base[op.results[0]] = self.target.constants_base(self.module_name)
+
+    def _globals(self, op: Operation) -> None:
+        self.base[op.results[0]] = self.target.globals_base(self.module_name)
+
+    def _dispatch(self, op: Operation) -> None:
+        entry = op.attributes["entry_point"].nested[-1]
+        kfn = self.entries[entry]
+        btypes = [x.value for x in kfn.attributes["bindings"].value]
+        args = [f"({bt} *)({self.base[v]} + {off})"
+                for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes)]
+        self.call(f"{self.module_name}_{c_ident(entry)}", args + self.target.launch_extra_args())
+
+    def _copy(self, op: Operation) -> None:
+        src, dst = op.operands
+        self.call(*self.target.host_copy(f"{self.base[dst]} + {op.attributes['target_offset'].value}",
+                                         f"{self.base[src]} + {op.attributes['source_offset'].value}",
+                                         str(op.attributes["length"].value)))
+
+    def _load(self, op: Operation) -> None:
+        if not op.results[0].uses:
+            return
+        et = op.attributes["element_type"].value
+        if _is_empty(op):  # an element of an empty tensor: undefined, and nothing to read
+            self.assign(op.results[0], c_literal(0, op.results[0].type))
+            return
+        self.assign(op.results[0], _load_expr(self.address(op, op.operands[0], op.operands[1:]), et, self.target))
+
+    def _store(self, op: Operation) -> None:
+        v, res = op.operands[:2]
+        et = op.attributes["element_type"].value
+        if _is_empty(op):
+            return
+        self.emit(_store_stmt(self.address(op, res, op.operands[2:]), et, self.name(v), self.target))
+
+    def _constant(self, op: Operation) -> None:
+        self.assign(op.results[0], c_literal(op.attributes["value"].value, op.results[0].type))
+
+    def _br(self, op: Operation) -> None:
+        self.emit(self.jump(op.successors[0], list(op.operands)))
+
+    def _cond_br(self, op: Operation) -> None:
+        seg = list(op.attributes["operandSegmentSizes"].value)
+        vals = list(op.operands)
+        t_vals, f_vals = vals[1:1 + seg[1]], vals[1 + seg[1]:]
+        self.emit(f"if ({self.name(vals[0])}) {self.jump(op.successors[0], t_vals)}")
+        self.emit(f"else {self.jump(op.successors[1], f_vals)}")
+
+    def _return(self, op: Operation) -> None:
+        self.emit("return IREEC_STATUS_OK;")
+
+    def _nothing(self, op: Operation) -> None:
+        """Ops with no C (exports are the result pointers; globals live in the state blob)."""
 
 
-def _lower_host(f: Operation, module_name: str, entries: Dict[str, Operation]) -> Operation:
-    """The emitc.func of host function ``f`` (after the stream and hal phases)."""
-    return _HostLowering(f, module_name, entries).run()
+#: How :meth:`_HostLowering.lower` lowers each host op ({op name: method}).
+HOST_LOWERINGS = {
+    "stream.tensor.import": _HostLowering._import,
+    "stream.resource.result": _HostLowering._result,
+    "stream.resource.alloca": _HostLowering._alloca,
+    "stream.resource.constants": _HostLowering._constants,
+    "stream.resource.globals": _HostLowering._globals,
+    "hal.command_buffer.dispatch": _HostLowering._dispatch,
+    "stream.cmd.copy": _HostLowering._copy,
+    "stream.resource.load": _HostLowering._load,
+    "stream.resource.store": _HostLowering._store,
+    "arith.constant": _HostLowering._constant,
+    "cf.br": _HostLowering._br,
+    "cf.cond_br": _HostLowering._cond_br,
+    "func.return": _HostLowering._return,
+    "stream.tensor.export": _HostLowering._nothing,
+    "util.global": _HostLowering._nothing,
+}
+
+
+def _lower_host(f: Operation, module_name: str, entries: Dict[str, Operation], target=None) -> Operation:
+    """The emitc.func of host function ``f`` (after the stream and hal phases) for ``target``
+    (a Target object or name; default ``c``)."""
+    from ...targets import get_target  # the registry imports passes; import on use
+
+    return _HostLowering(f, module_name, entries, get_target(target if target is not None else "c")).run()

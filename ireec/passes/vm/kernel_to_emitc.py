@@ -84,6 +84,11 @@ def c_ident(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
+def c_param(ctype_: str, name: str) -> str:
+    """A C parameter declaration from its type and name (``float *`` + ``x`` → ``float *x``)."""
+    return f"{ctype_}{name}" if ctype_.endswith("*") else f"{ctype_} {name}"
+
+
 def _str_array(xs):
     return ArrayAttr(tuple(StringAttr(x) for x in xs))
 
@@ -146,13 +151,18 @@ class KernelLowering:
     lowering) into an ``emitc.func`` named ``<entry>_workgroup``.
 
     Parameters of the C function: one restrict-qualified pointer per binding (``const``
-    for read-only ones), then ``workgroup_id_x/y/z``. Unsupported ops raise CompileError
+    for read-only ones), then the target's workgroup id parameters
+    (``Target.workgroup_id_params``: ``workgroup_id_x/y/z``); its specifiers are the target's
+    (``Target.kernel_specifiers``). Unsupported ops raise CompileError
     at their location.
     """
 
-    def __init__(self, kernel: Operation, entry: str):
+    def __init__(self, kernel: Operation, entry: str, target=None):
+        from ...targets import get_target  # the registry imports passes; import on use
+
         self.kernel = kernel
         self.entry = entry
+        self.target = get_target(target if target is not None else "c")
         self.map: Dict[Value, object] = {}
         self.workgroup_count = self._workgroup_count()
 
@@ -175,33 +185,40 @@ class KernelLowering:
 
     def run(self) -> Operation:
         subspans = [op for op in self.kernel.body.ops if op.name == "hal.interface.binding.subspan"]
-        params, arg_types = [], []
+        decls, arg_types = [], []  # (C type, name) per parameter
         for s in subspans:
             t = s.results[0].type
             const = "const " if s.attributes["descriptor_flags"].value == "ReadOnly" else ""
-            params.append(f"{const}{storage_ctype(t.element_type)} *IREEC_RESTRICT binding{s.attributes['binding'].value}")
+            decls.append((f"{const}{storage_ctype(t.element_type)} *IREEC_RESTRICT",
+                          f"binding{s.attributes['binding'].value}"))
             arg_types.append(t)
-        params += ["int64_t workgroup_id_x", "int64_t workgroup_id_y", "int64_t workgroup_id_z"]
-        arg_types += [T.index] * 3
+        ids = self.target.workgroup_id_params()
+        decls += ids
+        params = [c_param(t, n) for t, n in decls]
+        arg_types += [T.index] * len(ids)
         blk = Block(arg_types)
         for s, a in zip(subspans, blk.args):
             self.map[s.results[0]] = a
         self.workgroup_ids = blk.args[len(subspans):]
         vb = Builder.at_end(blk)
-        for p in params[len(subspans):]:
-            vb.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){p.split()[-1]};")})
+        for _t, n in decls[len(subspans):]:
+            vb.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){n};")})
         self.convert_block(self.kernel.body, blk)
         inline_single_trip_loops(blk)
         hoist_loop_invariants(blk)
         mark_independent_loops(blk)
-        # Kernels with loops get an AVX2 clone (IREEC_KERNEL_CLONES, templates/c/kernels.c.j2).
+        workgroup_size = self.target.distribute_workgroup(blk)
+        # CPU targets give kernels with loops an AVX2 clone (IREEC_KERNEL_CLONES).
         has_loop = any(o.name in ("emitc.for", "emitc.loop") for top in blk.ops for o in top.walk())
-        specifiers = ["static", "IREEC_KERNEL_CLONES"] if has_loop else ["static"]
+        specifiers = self.target.kernel_specifiers(has_loop)
         extra = {"index_ctype": StringAttr("int32_t")} if index_fits_32_bits(self.kernel) else {}
+        if workgroup_size > 1:
+            extra["workgroup_size"] = IntegerAttr(workgroup_size, T.i64)
         return Operation("emitc.func", attributes={**extra,
             "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
-            "bindings": _str_array([p.split(" *")[0] for p in params[: len(subspans)]]),
+            "param_types": _str_array([t for t, _n in decls]), "param_names": _str_array([n for _t, n in decls]),
+            "bindings": _str_array([t.split(" *")[0] for t, _n in decls[: len(subspans)]]),
         }, regions=[Region([blk])], loc=self.kernel.loc)
 
     # ------------------------------------------------------------------ helpers
@@ -288,96 +305,90 @@ class KernelLowering:
 
     # ------------------------------------------------------------------ ops
     def convert_op(self, op: Operation, b: Builder) -> None:
+        """Lower one op through :data:`CONVERTERS` (``{op name: method}``); other ``arith``
+        and ``math`` ops become C expressions. CompileError for anything else."""
+        fn = CONVERTERS.get(op.name)
+        if fn is not None:
+            fn(self, op, b)
+        elif op.dialect in ("arith", "math") and len(op.results) == 1:
+            self._scalar_op(op, b)
+        else:
+            raise CompileError(f"'{op.name}' cannot be lowered to C yet", op.loc)
+
+    def _skip(self, op: Operation, b: Builder) -> None:
+        """Ops with nothing to emit (bindings are parameters; no deallocation in C)."""
+
+    def _view(self, op: Operation, b: Builder) -> None:
+        # Strided types carry absolute offsets from the base pointer.
+        self.map[op.results[0]] = self.v(op.operands[0])
+
+    def _alloc(self, op: Operation, b: Builder) -> None:
+        t = op.results[0].type
+        attrs = {"array_size": IntegerAttr(t.num_elements, T.index),
+                 "element": StringAttr(storage_ctype(t.element_type))}
+        if "ireec.c_shape" in op.attributes and t.layout is None:
+            # Declared with its shape in C (see ireec/emitc/c_printer.py).
+            attrs["dims"] = DenseArrayAttr(T.i64, tuple(t.shape))
+        r = b.create("emitc.variable", [], [t], attrs)
+        self.map[op.results[0]] = r.result
+
+    def _get_global(self, op: Operation, b: Builder) -> None:
+        self.map[op.results[0]] = self._global(b, op)
+
+    def _dim(self, op: Operation, b: Builder) -> None:
+        t = op.operands[0].type
+        d = op.operands[1].owner
+        if not (isinstance(d, Operation) and d.name == "arith.constant"):
+            raise CompileError("memref.dim with a computed dimension is not supported", op.loc)
+        self.map[op.results[0]] = self._index_const(b, t.shape[d.attributes["value"].value])
+
+    def _convert_workgroup_id(self, op: Operation, b: Builder) -> None:
+        self.map[op.results[0]] = self.workgroup_ids[_dimension(op)]
+
+    def _convert_workgroup_count(self, op: Operation, b: Builder) -> None:
+        self.map[op.results[0]] = self._index_const(b, self.workgroup_count[_dimension(op)])
+
+    def _convert_workgroup_size(self, op: Operation, b: Builder) -> None:
+        # A workgroup is one invocation of this function: IREE's LLVMCPU workgroup size is [1, 1, 1].
+        self.map[op.results[0]] = self._index_const(b, 1)
+
+    def _execute_region(self, op: Operation, b: Builder) -> None:
+        if len(op.regions[0].blocks) != 1:
+            raise CompileError("scf.execute_region with several blocks is not supported in kernels", op.loc)
+        vars_ = self._variables(b, op.result_types, [None] * len(op.results), op)
+        blk = Block()
+        self.convert_block(op.regions[0].blocks[0], blk,
+                           lambda y, yb: self._assign(yb, vars_, y.operands, y))
+        for o in list(blk.ops):
+            o.detach()
+            b.insert(o)
+        for r, var in zip(op.results, vars_):
+            self.map[r] = var
+
+    def _constant(self, op: Operation, b: Builder) -> None:
+        t = op.results[0].type
+        attr = op.attributes["value"]
+        if isinstance(t, T.ShapedType):
+            self.map[op.results[0]] = self._const_buffer(b, attr, op)
+            return
+        r = b.create("emitc.constant", [], [t], {"value": attr})
+        self.map[op.results[0]] = r.result
+
+    def _scalar_op(self, op: Operation, b: Builder) -> None:
+        """An ``arith``/``math`` op on scalars → ``emitc.expression`` (identities folded)."""
         name = op.name
-        if name in ("hal.interface.binding.subspan", "func.return", "memref.dealloc",
-                    "memref.assume_alignment"):
+        if any(isinstance(x.type, T.ShapedType) for x in list(op.operands) + op.results):
+            raise CompileError(f"'{name}' on {op.results[0].type} reached kernel code generation "
+                               "(elementwise ops on tensors/vectors are not lowered here)", op.loc)
+        rt = op.results[0].type
+        folded = self._fold_identity(op)
+        if folded is not None:
+            self.map[op.results[0]] = folded
             return
-        if name in VIEW_OPS:
-            # Strided types carry absolute offsets from the base pointer.
-            self.map[op.results[0]] = self.v(op.operands[0])
-            return
-        if name in ("memref.alloca", "memref.alloc"):
-            t = op.results[0].type
-            attrs = {"array_size": IntegerAttr(t.num_elements, T.index),
-                     "element": StringAttr(storage_ctype(t.element_type))}
-            if "ireec.c_shape" in op.attributes and t.layout is None:
-                # Declared with its shape in C (see ireec/emitc/c_printer.py).
-                attrs["dims"] = DenseArrayAttr(T.i64, tuple(t.shape))
-            r = b.create("emitc.variable", [], [t], attrs)
-            self.map[op.results[0]] = r.result
-            return
-        if name == "memref.get_global":
-            self.map[op.results[0]] = self._global(b, op)
-            return
-        if name in ("memref.load", "memref.store", "tensor.extract"):
-            self._load_store(op, b)
-            return
-        if name == "memref.copy":
-            self._copy(op, b)
-            return
-        if name == "memref.dim":
-            t = op.operands[0].type
-            d = op.operands[1].owner
-            if not (isinstance(d, Operation) and d.name == "arith.constant"):
-                raise CompileError("memref.dim with a computed dimension is not supported", op.loc)
-            self.map[op.results[0]] = self._index_const(b, t.shape[d.attributes["value"].value])
-            return
-        if name == "hal.interface.workgroup.id":
-            self.map[op.results[0]] = self.workgroup_ids[_dimension(op)]
-            return
-        if name == "hal.interface.workgroup.count":
-            self.map[op.results[0]] = self._index_const(b, self.workgroup_count[_dimension(op)])
-            return
-        if name == "hal.interface.workgroup.size":
-            # CPU workgroups are one invocation: IREE's LLVMCPU workgroup size is [1, 1, 1].
-            self.map[op.results[0]] = self._index_const(b, 1)
-            return
-        if name == "scf.for":
-            self._for(op, b)
-            return
-        if name == "scf.if":
-            self._if(op, b)
-            return
-        if name == "scf.while":
-            self._while(op, b)
-            return
-        if name == "scf.execute_region":
-            if len(op.regions[0].blocks) != 1:
-                raise CompileError("scf.execute_region with several blocks is not supported in kernels", op.loc)
-            vars_ = self._variables(b, op.result_types, [None] * len(op.results), op)
-            blk = Block()
-            self.convert_block(op.regions[0].blocks[0], blk,
-                               lambda y, yb: self._assign(yb, vars_, y.operands, y))
-            for o in list(blk.ops):
-                o.detach()
-                b.insert(o)
-            for r, var in zip(op.results, vars_):
-                self.map[r] = var
-            return
-        if name == "arith.constant":
-            t = op.results[0].type
-            attr = op.attributes["value"]
-            if isinstance(t, T.ShapedType):
-                self.map[op.results[0]] = self._const_buffer(b, attr, op)
-                return
-            r = b.create("emitc.constant", [], [t], {"value": attr})
-            self.map[op.results[0]] = r.result
-            return
-        if (op.dialect in ("arith", "math")) and len(op.results) == 1:
-            if any(isinstance(x.type, T.ShapedType) for x in list(op.operands) + op.results):
-                raise CompileError(f"'{name}' on {op.results[0].type} reached kernel code generation "
-                                   "(elementwise ops on tensors/vectors are not lowered here)", op.loc)
-            rt = op.results[0].type
-            folded = self._fold_identity(op)
-            if folded is not None:
-                self.map[op.results[0]] = folded
-                return
-            tmpl = INDEX_ARITH.get(name) if isinstance(rt, T.IndexType) else None
-            r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt],
-                         {"c": StringAttr(tmpl or c_expression(op))})
-            self.map[op.results[0]] = r.result
-            return
-        raise CompileError(f"'{name}' cannot be lowered to C yet", op.loc)
+        tmpl = INDEX_ARITH.get(name) if isinstance(rt, T.IndexType) else None
+        r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt],
+                     {"c": StringAttr(tmpl or c_expression(op))})
+        self.map[op.results[0]] = r.result
 
     def _fold_identity(self, op: Operation) -> Optional[Value]:
         """``x + 0``, ``0 + x``, ``x - 0``, ``x * 1``, ``1 * x`` on integers/index are ``x``
@@ -591,6 +602,31 @@ def _runs_at_least_once(loop: Operation) -> bool:
     return lb is not None and ub is not None and lb < ub
 
 
+#: How :meth:`KernelLowering.convert_op` lowers each op ({op name: method}); ``arith`` and
+#: ``math`` ops not named here are C expressions (:meth:`KernelLowering._scalar_op`).
+CONVERTERS = {
+    **{n: KernelLowering._skip for n in ("hal.interface.binding.subspan", "func.return",
+                                         "memref.dealloc", "memref.assume_alignment")},
+    **{n: KernelLowering._view for n in VIEW_OPS},
+    "memref.alloca": KernelLowering._alloc,
+    "memref.alloc": KernelLowering._alloc,
+    "memref.get_global": KernelLowering._get_global,
+    "memref.load": KernelLowering._load_store,
+    "memref.store": KernelLowering._load_store,
+    "tensor.extract": KernelLowering._load_store,
+    "memref.copy": KernelLowering._copy,
+    "memref.dim": KernelLowering._dim,
+    "hal.interface.workgroup.id": KernelLowering._convert_workgroup_id,
+    "hal.interface.workgroup.count": KernelLowering._convert_workgroup_count,
+    "hal.interface.workgroup.size": KernelLowering._convert_workgroup_size,
+    "scf.for": KernelLowering._for,
+    "scf.if": KernelLowering._if,
+    "scf.while": KernelLowering._while,
+    "scf.execute_region": KernelLowering._execute_region,
+    "arith.constant": KernelLowering._constant,
+}
+
+
 def inline_single_trip_loops(blk: Block) -> None:
     """A loop with constant bounds that runs exactly once (e.g. over a unit dimension)
     becomes its body, with the induction variable replaced by the lower bound."""
@@ -710,6 +746,45 @@ def _shift_of(i: Value, iv: Value, inside: Set[Value]) -> bool:
         a, b = o.operands
         return _shift_of(a, iv, inside) and b not in inside
     return False
+
+
+def iterations_independent(loop: Operation) -> bool:
+    """True when the iterations of ``loop`` (an ``emitc.for``, nested loops allowed) touch
+    disjoint memory, so they may run in any order or at once: no calls or verbatim C, no
+    assignment to a variable defined outside the loop, and for each array defined outside
+    the loop that the loop stores to, every access inside the loop uses the same subscripts,
+    one of which (with a non-zero stride) is the induction variable plus or minus
+    loop-invariant values; accesses stay in bounds (memref semantics), so distinct iterations
+    touch distinct elements. Arrays the loop only reads are unconstrained."""
+    iv = loop.body.args[0]
+    inside = _defined_inside(loop)
+    accesses: Dict[Value, List[Operation]] = {}
+    for o in loop.walk():
+        if o is loop:
+            continue
+        if o.name in ("emitc.call_opaque", "emitc.verbatim"):
+            return False
+        if o.name == "emitc.assign" and o.operands[0] not in inside:
+            return False
+        if o.name == "emitc.load":
+            accesses.setdefault(o.operands[0], []).append(o)
+        elif o.name == "emitc.store":
+            accesses.setdefault(o.operands[1], []).append(o)
+    for base, ops in accesses.items():
+        if base in inside or not any(o.name == "emitc.store" for o in ops):
+            continue
+
+        def addr(o):
+            idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
+            return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
+
+        a0 = addr(ops[0])
+        if any(addr(o) != a0 for o in ops):
+            return False
+        strides, _, idx = a0
+        if not any(st != 0 and _shift_of(i, iv, inside) for i, st in zip(idx, strides)):
+            return False
+    return True
 
 
 def mark_independent_loops(blk: Block) -> None:

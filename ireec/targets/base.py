@@ -1,0 +1,157 @@
+"""The Target protocol: one class per code-generation target owns every decision that differs
+between targets.
+
+Mirrors IREE's ``IREE::HAL::TargetBackend`` / ``TargetDevice`` split (a backend names its
+executable variant, picks lowering configs and serializes executables; the device decides how
+the host program reaches it), reduced to what a C-emitting compiler needs:
+
+- identity: :attr:`Target.name`, the IREE backend spellings it answers to
+  (:attr:`Target.iree_backends`, e.g. ``llvm-cpu``) and the ``hal.executable.variant`` name;
+- toolchain: the compiler (``$CC``/``cc`` or ``$NVCC``/``nvcc``), its compile and link flags
+  and the suffix of the sources it compiles (:meth:`Target.compile_flags`,
+  :meth:`Target.link_command`);
+- files: :meth:`Target.render` returns {file name: text}; the Jinja templates live in the
+  folder :attr:`Target.templates` of :meth:`Target.template_root` (``ireec/templates``);
+- kernels: the qualifiers of a workgroup function (:meth:`Target.kernel_specifiers`) and the
+  spelling of its workgroup id parameters (:meth:`Target.workgroup_id_params`);
+- launches: the lines before a dispatch's workgroup loop nest (:meth:`Target.launch_prologue`);
+- lowering configs: :meth:`Target.distribute_workgroup` maps a workgroup onto threads and
+  returns the workgroup size (IREE's ``KernelConfig`` workgroup size; the tile sizes are the
+  shared CPU tiling's);
+- host program: what the host functions pass and how they touch buffers
+  (:meth:`Target.host_extra_params`, :meth:`Target.host_copy`, :meth:`Target.host_read`,
+  :meth:`Target.host_write`, :meth:`Target.constants_base`, :meth:`Target.launch_extra_args`).
+
+A target object compares equal to its name (``ctx.target == "c"``) so code that reads the
+target as a string keeps working; :attr:`Target.name` is the string itself.
+"""
+from __future__ import annotations
+
+import abc
+import importlib.resources
+import os
+import shlex
+from typing import Dict, List, Sequence, Tuple
+
+
+class Target(abc.ABC):
+    """A code-generation target. Subclasses set the class attributes and implement
+    :meth:`render`; the hooks below have the portable-C answer as their default."""
+
+    #: ``--target`` spelling.
+    name: str = ""
+    #: ``--iree-hal-target-backends`` spellings that select this target.
+    iree_backends: Tuple[str, ...] = ()
+    #: Name of the ``hal.executable.variant`` the hal phase creates (IREE: ``embedded_elf_x86_64``...).
+    variant: str = ""
+    #: Folder of :meth:`template_root` holding this target's Jinja templates.
+    templates: str = ""
+    #: Environment variable naming the compiler, and the compiler used when it is unset.
+    compiler_env: Tuple[str, str] = ("CC", "cc")
+    #: Environment variable of extra compile flags (after the target's own).
+    flags_env: str = "CFLAGS"
+    #: Suffix of the sources this target's compiler compiles (``.c`` files always go to cc).
+    source_suffix: str = ".c"
+    #: Compile flags (before ``$CFLAGS``/``--cflags``) and link flags.
+    cflags: Tuple[str, ...] = ()
+    ldflags: Tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ identity
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            return other == self.name
+        return isinstance(other, Target) and other.name == self.name and type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<target {self.name}>"
+
+    def configure(self, **options) -> "Target":
+        """Set build options given on the command line (e.g. ``cuda_arch``); options a target
+        does not use are ignored. Returns ``self``."""
+        return self
+
+    # ------------------------------------------------------------------ files
+    def template_root(self):
+        """The folder (an ``importlib.resources`` Traversable or a ``pathlib.Path``) holding
+        :attr:`templates`; ``ireec/templates`` unless a target brings its own."""
+        return importlib.resources.files("ireec.templates")
+
+    @abc.abstractmethod
+    def render(self, module, ctx) -> Dict[str, str]:
+        """File name → text of every generated source of ``module`` (emitc form, after the
+        vm phase) for this target; deterministic. Raises CompileError."""
+
+    # ------------------------------------------------------------------ toolchain
+    def compiler(self) -> List[str]:
+        """The compiler command (``$CC`` or ``cc`` for C targets), split like a shell would."""
+        var, default = self.compiler_env
+        value = os.environ.get(var, "").strip()
+        return shlex.split(value) if value else [default]
+
+    def compile_flags(self) -> List[str]:
+        """Flags the target's sources are compiled with, before the environment's."""
+        return list(self.cflags)
+
+    def link_command(self, objects: Sequence[str], output: str) -> List[str]:
+        """The command linking ``objects`` into the shared library ``output``."""
+        env = shlex.split(os.environ.get("LDFLAGS", ""))
+        return (self.compiler() + ["-shared", "-fPIC"] + list(self.ldflags) + env
+                + list(objects) + ["-o", output, "-lm"])
+
+    # ------------------------------------------------------------------ kernels
+    def kernel_specifiers(self, has_loop: bool) -> List[str]:
+        """C specifiers of a workgroup function (``static``; CPU targets add the
+        ``IREEC_KERNEL_CLONES`` attribute to functions with loops)."""
+        return ["static", "IREEC_KERNEL_CLONES"] if has_loop else ["static"]
+
+    def workgroup_id_params(self) -> List[Tuple[str, str]]:
+        """(C type, name) of the parameters carrying the workgroup ids x, y, z into a
+        workgroup function."""
+        return [("int64_t", "workgroup_id_x"), ("int64_t", "workgroup_id_y"), ("int64_t", "workgroup_id_z")]
+
+    def launch_prologue(self, grid: Sequence[Tuple[str, int]]) -> List[str]:
+        """Lines before the loop nest running the workgroups ``grid`` ((axis, count), outermost
+        first) of a dispatch; none for a plain serial loop nest."""
+        return []
+
+    def distribute_workgroup(self, body) -> int:
+        """Map the workgroup function's body (an emitc Block, after loop-invariant hoisting
+        and independence marking) onto the threads of a workgroup, rewriting it in place;
+        returns the workgroup size (threads). CPU targets run a workgroup on one thread."""
+        return 1
+
+    # ------------------------------------------------------------------ host program
+    def host_extra_params(self) -> List[Tuple[str, str]]:
+        """(C type, name) of the parameters a host function takes after its workspace (a
+        stream on GPUs)."""
+        return []
+
+    def launch_extra_args(self) -> List[str]:
+        """Arguments the host passes to every launch function after the bindings."""
+        return []
+
+    def host_copy(self, dst: str, src: str, length: str) -> Tuple[str, List[str]]:
+        """(callee, arguments) of a buffer-to-buffer copy of ``length`` bytes."""
+        return "memcpy", [dst, src, length]
+
+    def host_read(self, storage_ctype: str, ptr: str) -> str:
+        """C expression reading one ``storage_ctype`` at the byte pointer ``ptr`` on the host."""
+        return f"(*(const {storage_ctype} *)({ptr}))"
+
+    def host_write(self, storage_ctype: str, ptr: str, value: str) -> str:
+        """C statement storing ``value`` (already of ``storage_ctype``) at ``ptr`` on the host."""
+        return f"*({storage_ctype} *)({ptr}) = {value};"
+
+    def constants_base(self, module_name: str) -> str:
+        """C expression of the constant pool's base (``const uint8_t *``)."""
+        return f"{module_name}_constant_pool"
+
+    def globals_base(self, module_name: str) -> str:
+        """C expression of the module state's base (``uint8_t *``)."""
+        return f"{module_name}_global_state"
