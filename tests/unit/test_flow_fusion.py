@@ -116,3 +116,40 @@ func.func @f(%a: tensor<4xf32>) -> tensor<2xf32> {
     host = next(o for o in m.body.ops if o.name == "func.func")
     names = [o.name for o in host.walk()]
     assert "tensor.extract" in names and "tensor.from_elements" in names
+
+
+def _lhs_producer_into_contraction(payload: str) -> str:
+    """A generic contraction (8x16 · 16x32) whose LHS is an elementwise ``payload`` of %a."""
+    return f"""#id = affine_map<(d0, d1) -> (d0, d1)>
+#lhs = affine_map<(d0, d1, d2) -> (d0, d2)>
+#rhs = affine_map<(d0, d1, d2) -> (d2, d1)>
+#out = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @f(%a: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> tensor<8x32xf32> {{
+  %e = tensor.empty() : tensor<8x16xf32>
+  %p = linalg.generic {{indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}}
+      ins(%a : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {{
+  ^bb0(%x: f32, %o: f32):
+    {payload}
+  }} -> tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %c = linalg.generic {{indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%p, %w : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f : tensor<8x32xf32>) {{
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }} -> tensor<8x32xf32>
+  return %c : tensor<8x32xf32>
+}}"""
+
+
+def test_expensive_producer_is_not_recomputed_per_output_column():
+    """A tanh producer read by a contraction's LHS would run 32 times per element: it keeps
+    its own dispatch; a relu (two cheap ops) is still fused."""
+    tanh = _lhs_producer_into_contraction("%t = math.tanh %x : f32\n    linalg.yield %t : f32")
+    assert len(dispatches(run_to(tanh, "flow"))) == 2
+    relu = _lhs_producer_into_contraction(
+        "%z0 = arith.constant 0.0 : f32\n    %r = arith.maximumf %x, %z0 : f32\n    linalg.yield %r : f32")
+    assert len(dispatches(run_to(relu, "flow"))) == 1

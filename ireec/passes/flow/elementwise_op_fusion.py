@@ -16,6 +16,12 @@ with maps ``P.map_j ∘ P.out_map⁻¹ ∘ C.map_i`` and P's payload is cloned b
 (``linalg.index`` of P re-expressed in C's loops). When P has other users it stays for them
 and its payload is duplicated into C (recomputation, never a changed value); this is done only
 for cheap producers (:data:`MAX_DUPLICATED_OPS` payload ops) and bounded consumer bodies.
+
+A consumer whose map for P's result leaves out some of its loops (a contraction reading P as
+its LHS: every P element is needed once per output column) would recompute each element of
+P that many times; like IREE, which keeps such producers out of contraction dispatches, P
+then fuses only when its payload is a few ops without calls to ``math`` functions
+(:func:`_cheap_to_recompute`), e.g. a relu, not a tanh-GELU.
 """
 from __future__ import annotations
 
@@ -32,6 +38,9 @@ from ..pass_base import Pass, PassContext, functions, register_pass
 
 #: Payload size (ops) of a producer that may be recomputed in a second consumer.
 MAX_DUPLICATED_OPS = 16
+#: Payload size (ops) of a producer that may be recomputed once per element of the consumer's
+#: loops its result is not indexed by.
+MAX_RECOMPUTED_OPS = 4
 #: Largest fused payload (ops) built by duplicating a producer.
 MAX_FUSED_OPS = 256
 #: Named ops that stay named: dispatch roots that keep their name (matmul, conv, pooling) and
@@ -246,6 +255,25 @@ def fuse(producer: Operation, consumer: Operation, i: int) -> Operation:
     return new
 
 
+def _recomputation_factor(consumer: Operation, i: int) -> int:
+    """How many times fusing into input ``i`` of ``consumer`` computes each producer element:
+    the product of the sizes of the consumer loops that input's map leaves out (1 if none;
+    unknown sizes count as 2)."""
+    m = L.indexing_maps(consumer)[i]
+    used = {e.pos for e in m.results if isinstance(e, AffineDim)}
+    factor = 1
+    for d, n in enumerate(L.loop_ranges(consumer)):
+        if d not in used:
+            factor *= n if n else 2
+    return factor
+
+
+def _cheap_to_recompute(p: Operation) -> bool:
+    """A payload of at most :data:`MAX_RECOMPUTED_OPS` ops, none of them a ``math`` call."""
+    body = p.regions[0].blocks[0].ops
+    return _body_size(p) <= MAX_RECOMPUTED_OPS and not any(o.name.startswith("math.") for o in body)
+
+
 def _fusable_input(op: Operation) -> Optional[int]:
     """First input of generic ``op`` whose producer may be fused into it."""
     n_in = len(L.inputs(op))
@@ -256,6 +284,8 @@ def _fusable_input(op: Operation) -> Optional[int]:
             continue
         new_ins, new_maps, _ = _fused_operands_and_maps(p, op, i)
         if not _all_loops_sized(new_ins + L.outputs(op), new_maps):
+            continue
+        if _recomputation_factor(op, i) > 1 and not _cheap_to_recompute(p):
             continue
         if len(v.uses) > 1 or any(r.uses for r in p.results if r is not v):
             if _body_size(p) > MAX_DUPLICATED_OPS or size + _body_size(p) > MAX_FUSED_OPS:
