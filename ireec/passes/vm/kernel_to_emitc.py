@@ -689,6 +689,13 @@ def hoist_loop_invariants(blk: Block) -> None:
             inside.difference_update(o.results)
 
 
+def _address(o: Operation):
+    """(strides, offset, index operands) of an ``emitc.load``/``emitc.store``: two accesses
+    with equal addresses touch the same element in every iteration."""
+    idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
+    return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
+
+
 def _loop_is_independent(loop: Operation) -> bool:
     """True when no iteration of ``loop`` (an innermost loop) depends on another: no
     nested control flow, no calls, no assignments to outer variables, and for each array
@@ -713,12 +720,8 @@ def _loop_is_independent(loop: Operation) -> bool:
             continue
         stored = True
 
-        def addr(o):
-            idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
-            return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
-
-        a0 = addr(stores[0])
-        if any(addr(o) != a0 for o in ops):
+        a0 = _address(stores[0])
+        if any(_address(o) != a0 for o in ops):
             return False
         strides, _, idx = a0
         shifted = [_shift_of(i, iv, inside) for i in idx]
@@ -774,12 +777,8 @@ def iterations_independent(loop: Operation) -> bool:
         if base in inside or not any(o.name == "emitc.store" for o in ops):
             continue
 
-        def addr(o):
-            idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
-            return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
-
-        a0 = addr(ops[0])
-        if any(addr(o) != a0 for o in ops):
+        a0 = _address(ops[0])
+        if any(_address(o) != a0 for o in ops):
             return False
         strides, _, idx = a0
         if not any(st != 0 and _shift_of(i, iv, inside) for i, st in zip(idx, strides)):
