@@ -8,7 +8,10 @@ vectorizer analyses such register blocks and packed tiles far better than flatte
 subscripts), ``static const`` arrays ``c<N>``; loops use
 induction variables ``i<N>`` of their IR type (``index`` as the kernel's ``index_ctype``:
 ``int32_t`` where the kernel lowering proved every index fits, else ``int64_t``), preceded by ``IREEC_IVDEP`` when the
-kernel lowering proved their iterations independent. Output is deterministic.
+``iree-codegen-mark-independent-loops`` pass proved their iterations independent. Output is deterministic.
+
+The printer prints and never rewrites: dead ops are erased before, by the
+``remove-dead-values`` pass (:mod:`ireec.passes.vm.remove_dead_values`).
 """
 from __future__ import annotations
 
@@ -59,7 +62,6 @@ class CPrinter:
         if f.attributes["kind"].value == "kernel":
             for a, p in zip(blk.args, params):
                 self.names[a] = p.split()[-1].lstrip("*")
-        _erase_dead(blk)
         head = f"{spec}{f.attributes['result'].value} {f.attributes['sym_name'].value}({', '.join(params) or 'void'})"
         self.print_block(blk)
         return head + " {\n" + "\n".join(self.lines) + "\n}\n"
@@ -239,42 +241,6 @@ class CPrinter:
 
     def _print_verbatim(self, op: Operation) -> None:
         self.emit(op.attributes["value"].value)
-
-
-_PURE = {"emitc.constant", "emitc.expression", "emitc.load", "emitc.read"}
-
-
-def _erase_dead(blk: Block) -> None:
-    """Drop side-effect-free ops whose results are unused (C warns on unused locals), and
-    variables (scalars or local arrays) that are only ever assigned or stored into (C warns
-    on set-but-unused variables)."""
-    changed = True
-    while changed:
-        changed = False
-        for op in reversed(list(_walk_ops(blk))):
-            if op.parent is None:
-                continue
-            if op.name in _PURE and all(not r.uses for r in op.results):
-                op.erase()
-                changed = True
-            elif op.name == "emitc.variable":
-                users = op.results[0].users
-                if all((u.name == "emitc.assign" and u.operands[0] is op.results[0])
-                       or (u.name == "emitc.store" and u.operands[1] is op.results[0]
-                           and op.results[0] not in u.operands[2:] and u.operands[0] is not op.results[0])
-                       for u in users):
-                    for u in users:
-                        u.erase()
-                    op.erase()
-                    changed = True
-
-
-def _walk_ops(blk: Block):
-    for op in blk.ops:
-        yield op
-        for r in op.regions:
-            for b in r.blocks:
-                yield from _walk_ops(b)
 
 
 #: The printer of each emitc op ({op name: CPrinter method}).

@@ -38,6 +38,11 @@ from .input.stablehlo_refine_shapes import StableHloRefineShapesPass
 from .pass_base import Pass
 from .stream.schedule_allocation import ScheduleAllocationPass
 from .vm.convert_to_emitc import ConvertToEmitCPass
+from .vm.gpu_distribute import GPUDistributePass
+from .vm.loop_invariant_code_motion import LoopInvariantCodeMotionPass
+from .vm.mark_independent_loops import MarkIndependentLoopsPass
+from .vm.remove_dead_values import RemoveDeadValuesPass
+from .vm.remove_single_iteration_loop import RemoveSingleIterationLoopPass
 
 PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
 
@@ -79,6 +84,11 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
     # vm: C statements as ops.
     ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),
+    ("vm", RemoveSingleIterationLoopPass, "kernel loops that run once (unit dimensions of a tile) become their body"),
+    ("vm", LoopInvariantCodeMotionPass, "expressions and loads a kernel loop does not change move before it"),
+    ("vm", MarkIndependentLoopsPass, "innermost loops proved free of loop-carried dependences get ivdep (#pragma GCC ivdep)"),
+    ("vm", GPUDistributePass, "the target maps each workgroup onto its threads (GPU: block-stride loops) and sets the kernels' C specifiers"),
+    ("vm", RemoveDeadValuesPass, "unused locals and write-only variables are erased, so the printed C has none"),
 ]
 
 

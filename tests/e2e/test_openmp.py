@@ -122,12 +122,13 @@ GRID_KERNEL = """
 def _grid_files(target):
     from ireec.frontend.parser import parse_source
     from ireec.passes.pass_base import PassContext
-    from ireec.passes.vm.convert_to_emitc import ConvertToEmitCPass
+    from ireec.passes.pipeline import passes_for
     from ireec.targets import get_target
 
     module = parse_source(GRID_KERNEL, "grid.mlir")
     ctx = PassContext(target=target, module_name="grid", source_name="grid.mlir")
-    ConvertToEmitCPass().run(module, ctx)
+    for cls, _why in passes_for("vm"):  # the emitc lowering and the passes after it
+        cls().run(module, ctx)
     return get_target(target).render(module, ctx)
 
 

@@ -16,7 +16,7 @@ import pytest
 from ireec.frontend.parser import parse_source
 from ireec.ir.diagnostics import CompileError
 from ireec.passes.pass_base import PassContext
-from ireec.passes.vm.convert_to_emitc import ConvertToEmitCPass
+from ireec.passes.pipeline import passes_for
 from ireec.runtime.build import build_shared_library, compile_object_check
 from ireec.targets import get_target
 
@@ -56,7 +56,8 @@ def kernel_module(bindings, body, workgroup_count=(1, 1, 1), globals_=""):
 def render(text, target="c"):
     module = parse_source(text, "kernel.mlir")
     ctx = PassContext(target=target, module_name="ktest", source_name="kernel.mlir")
-    ConvertToEmitCPass().run(module, ctx)
+    for cls, _why in passes_for("vm"):  # the emitc lowering and the passes after it
+        cls().run(module, ctx)
     return get_target(target).render(module, ctx)
 
 

@@ -19,15 +19,14 @@ The emitc-like ops produced here (printed by :mod:`ireec.emitc.c_printer`):
 
 Loop-carried values (``scf.for`` iter_args, ``scf.while`` arguments) and ``scf.if`` results
 become mutable scalars assigned by the ``scf.yield`` / ``scf.condition`` that produce them.
-After the lowering, pure expressions are hoisted out of loops whose operands they do not
-depend on (loop-invariant code motion, as MLIR's ``loop-invariant-code-motion``), and the
-innermost loops are marked ``ivdep`` when a conservative dependence test proves them free of
-loop-carried dependences.
+The passes after this lowering (the vm phase of :mod:`ireec.passes.pipeline`) inline
+single-trip loops, hoist loop invariants, mark independent loops ``ivdep``, map workgroups
+onto threads and erase dead ops.
 """
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -39,6 +38,8 @@ from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, Inte
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ..hal.memref_utils import strides_and_offset
+from .emitc_utils import constant_value as _constant_value
+from .mark_independent_loops import iterations_independent  # noqa: F401  (targets use it)
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
@@ -204,18 +205,11 @@ class KernelLowering:
         for _t, n in decls[len(subspans):]:
             vb.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){n};")})
         self.convert_block(self.kernel.body, blk)
-        inline_single_trip_loops(blk)
-        hoist_loop_invariants(blk)
-        mark_independent_loops(blk)
-        workgroup_size = self.target.distribute_workgroup(blk)
-        # CPU targets give kernels with loops an AVX2 clone (IREEC_KERNEL_CLONES).
-        has_loop = any(o.name in ("emitc.for", "emitc.loop") for top in blk.ops for o in top.walk())
-        specifiers = self.target.kernel_specifiers(has_loop)
         extra = {"index_ctype": StringAttr("int32_t")} if index_fits_32_bits(self.kernel) else {}
-        if workgroup_size > 1:
-            extra["workgroup_size"] = IntegerAttr(workgroup_size, T.i64)
+        # The specifiers and the workgroup size are set by iree-codegen-gpu-distribute,
+        # once the emitc loop passes have settled the loop structure.
         return Operation("emitc.func", attributes={**extra,
-            "sym_name": StringAttr(self.entry + "_workgroup"), "specifiers": _str_array(specifiers),
+            "sym_name": StringAttr(self.entry + "_workgroup"),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
             "param_types": _str_array([t for t, _n in decls]), "param_names": _str_array([n for _t, n in decls]),
             "bindings": _str_array([t.split(" *")[0] for t, _n in decls[: len(subspans)]]),
@@ -575,33 +569,6 @@ def _scalar_attr(val, et):
     return IntegerAttr(int(val), et)
 
 
-# --------------------------------------------------------------------------- loop passes
-_HOISTABLE = {"emitc.constant", "emitc.expression"}
-
-
-def _defined_inside(op: Operation) -> Set[Value]:
-    out: Set[Value] = set()
-    for r in op.regions:
-        for blk in r.blocks:
-            out.update(blk.args)
-            for o in blk.ops:
-                out.update(o.results)
-                out |= _defined_inside(o)
-    return out
-
-
-def _constant_value(v: Value) -> Optional[int]:
-    o = v.owner
-    if isinstance(o, Operation) and o.name == "emitc.constant":
-        return o.attributes["value"].value
-    return None
-
-
-def _runs_at_least_once(loop: Operation) -> bool:
-    lb, ub = (_constant_value(x) for x in loop.operands[:2])
-    return lb is not None and ub is not None and lb < ub
-
-
 #: How :meth:`KernelLowering.convert_op` lowers each op ({op name: method}); ``arith`` and
 #: ``math`` ops not named here are C expressions (:meth:`KernelLowering._scalar_op`).
 CONVERTERS = {
@@ -625,173 +592,3 @@ CONVERTERS = {
     "scf.execute_region": KernelLowering._execute_region,
     "arith.constant": KernelLowering._constant,
 }
-
-
-def inline_single_trip_loops(blk: Block) -> None:
-    """A loop with constant bounds that runs exactly once (e.g. over a unit dimension)
-    becomes its body, with the induction variable replaced by the lower bound."""
-    for op in list(blk.ops):
-        for r in op.regions:
-            for inner in r.blocks:
-                inline_single_trip_loops(inner)
-        if op.name != "emitc.for":
-            continue
-        lb, ub, step = (_constant_value(x) for x in op.operands)
-        if lb is None or ub is None or step is None or not (lb < ub <= lb + step):
-            continue
-        iv = op.body.args[0]
-        c = Operation("emitc.constant", [], [iv.type], {"value": IntegerAttr(lb, iv.type)}, loc=op.loc)
-        blk.insert_before(op, c)
-        iv.replace_all_uses_with(c.results[0])
-        for o in list(op.body.ops):
-            o.detach()
-            blk.insert_before(op, o)
-        op.erase()
-
-
-def _stored_bases(op: Operation) -> Set[Value]:
-    out: Set[Value] = set()
-    for o in op.walk():
-        if o.name == "emitc.store":
-            out.add(o.operands[1])
-        elif o.name == "emitc.assign":
-            out.add(o.operands[0])
-    return out
-
-
-def hoist_loop_invariants(blk: Block) -> None:
-    """Loop-invariant code motion over emitc ops: a pure expression directly in a loop body
-    whose operands are all defined outside the loop moves before the loop (innermost loops
-    first, so invariants climb as far as they can). Expressions that may trap (C ``/``,
-    ``%``), and loads from buffers the loop does not write, only leave loops known to run
-    at least once."""
-    for op in list(blk.ops):
-        for r in op.regions:
-            for inner in r.blocks:
-                hoist_loop_invariants(inner)
-        if op.name != "emitc.for":
-            continue
-        inside = _defined_inside(op)
-        once = _runs_at_least_once(op)
-        stored = _stored_bases(op) if once else set()
-        for o in list(op.body.ops):
-            # A load moves too when nothing in the loop writes its buffer.
-            movable = o.name in _HOISTABLE or (once and o.name == "emitc.load" and o.operands[0] not in stored)
-            if not movable or o.regions:
-                continue
-            if any(x in inside for x in o.operands):
-                continue
-            text = o.attributes["c"].value if o.name == "emitc.expression" else ""
-            if ("/" in text or "%" in text) and not once:
-                continue
-            o.detach()
-            blk.insert_before(op, o)
-            inside.difference_update(o.results)
-
-
-def _address(o: Operation):
-    """(strides, offset, index operands) of an ``emitc.load``/``emitc.store``: two accesses
-    with equal addresses touch the same element in every iteration."""
-    idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
-    return (tuple(o.attributes["strides"].value), o.attributes["offset"].value, tuple(idx))
-
-
-def _loop_is_independent(loop: Operation) -> bool:
-    """True when no iteration of ``loop`` (an innermost loop) depends on another: no
-    nested control flow, no calls, no assignments to outer variables, and for each array
-    it stores to, every access in the body uses the same address, which moves with the
-    induction variable (a direct subscript with a non-zero stride, other subscripts
-    loop-invariant)."""
-    body = loop.body
-    iv = body.args[0]
-    inside = _defined_inside(loop)
-    accesses: Dict[Value, List[Operation]] = {}
-    for o in body.ops:
-        if o.regions or o.name in ("emitc.assign", "emitc.call_opaque", "emitc.verbatim", "emitc.variable"):
-            return False
-        if o.name == "emitc.load":
-            accesses.setdefault(o.operands[0], []).append(o)
-        elif o.name == "emitc.store":
-            accesses.setdefault(o.operands[1], []).append(o)
-    stored = False
-    for base, ops in accesses.items():
-        stores = [o for o in ops if o.name == "emitc.store"]
-        if not stores:
-            continue
-        stored = True
-
-        a0 = _address(stores[0])
-        if any(_address(o) != a0 for o in ops):
-            return False
-        strides, _, idx = a0
-        shifted = [_shift_of(i, iv, inside) for i in idx]
-        moves = [s != 0 for i, s in zip(idx, strides)]
-        if sum(1 for sh, m in zip(shifted, moves) if sh and m) != 1:
-            return False
-        if any(not sh and i in inside for i, sh in zip(idx, shifted)):
-            return False
-    return stored
-
-
-def _shift_of(i: Value, iv: Value, inside: Set[Value]) -> bool:
-    """True when ``i`` is the induction variable plus or minus loop-invariant values (so
-    the subscript is injective in the induction variable)."""
-    if i is iv:
-        return True
-    o = i.owner
-    if not (isinstance(o, Operation) and o.name == "emitc.expression"):
-        return False
-    c = o.attributes["c"].value
-    if c == "{0} + {1}":
-        a, b = o.operands
-        return (_shift_of(a, iv, inside) and b not in inside) or (_shift_of(b, iv, inside) and a not in inside)
-    if c == "{0} - {1}":
-        a, b = o.operands
-        return _shift_of(a, iv, inside) and b not in inside
-    return False
-
-
-def iterations_independent(loop: Operation) -> bool:
-    """True when the iterations of ``loop`` (an ``emitc.for``, nested loops allowed) touch
-    disjoint memory, so they may run in any order or at once: no calls or verbatim C, no
-    assignment to a variable defined outside the loop, and for each array defined outside
-    the loop that the loop stores to, every access inside the loop uses the same subscripts,
-    one of which (with a non-zero stride) is the induction variable plus or minus
-    loop-invariant values; accesses stay in bounds (memref semantics), so distinct iterations
-    touch distinct elements. Arrays the loop only reads are unconstrained."""
-    iv = loop.body.args[0]
-    inside = _defined_inside(loop)
-    accesses: Dict[Value, List[Operation]] = {}
-    for o in loop.walk():
-        if o is loop:
-            continue
-        if o.name in ("emitc.call_opaque", "emitc.verbatim"):
-            return False
-        if o.name == "emitc.assign" and o.operands[0] not in inside:
-            return False
-        if o.name == "emitc.load":
-            accesses.setdefault(o.operands[0], []).append(o)
-        elif o.name == "emitc.store":
-            accesses.setdefault(o.operands[1], []).append(o)
-    for base, ops in accesses.items():
-        if base in inside or not any(o.name == "emitc.store" for o in ops):
-            continue
-
-        a0 = _address(ops[0])
-        if any(_address(o) != a0 for o in ops):
-            return False
-        strides, _, idx = a0
-        if not any(st != 0 and _shift_of(i, iv, inside) for i, st in zip(idx, strides)):
-            return False
-    return True
-
-
-def mark_independent_loops(blk: Block) -> None:
-    """Set ``ivdep`` on innermost ``emitc.for`` loops that :func:`_loop_is_independent`
-    accepts; the printer emits ``IREEC_IVDEP`` (``#pragma GCC ivdep``) before them."""
-    for op in blk.ops:
-        for r in op.regions:
-            for inner in r.blocks:
-                mark_independent_loops(inner)
-        if op.name == "emitc.for" and not any(o.regions for o in op.body.ops) and _loop_is_independent(op):
-            op.attributes["ivdep"] = UnitAttr()
