@@ -32,6 +32,24 @@ if _TYPE_CHECKING:  # pragma: no cover
     from .runtime.loader import LoadedModule
 
 
+def _load_dialects() -> None:
+    """Import every dialect module (``ireec.dialects``), registering their ops."""
+    from .dialects.registry import load_all_dialects
+
+    load_all_dialects()
+
+
+def _install_dialect_loader() -> None:
+    """Make the IR (parser, printer, verifier) load the dialects on first use: ``ireec.ir``
+    and ``ireec.frontend`` never import ``ireec.dialects`` themselves."""
+    from .ir.registry import set_dialect_loader
+
+    set_dialect_loader(_load_dialects)
+
+
+_install_dialect_loader()
+
+
 def __getattr__(name: str):
     """The error classes, imported on first use so that ``import ireec`` stays cheap:
     ``CompileError`` (bad MLIR input, with its location) and ``BuildError`` (cc failed)."""

@@ -9,11 +9,11 @@ Errors raise :class:`CompileError` at the offending ``file:line:col``.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..dialects.registry import has_trait, load_all_dialects, op_def
+from ..ir.registry import DIALECT_ATTR_PARSERS, has_trait, load_dialects, op_def, register_dialect_attr_parser  # noqa: F401
 from ..ir import types as T
 from ..ir.affine import AffineBinary, AffineConst, AffineDim, AffineMap, AffineSymbol
 from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, BoolAttr, DenseArrayAttr,
@@ -39,17 +39,6 @@ _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f80", "f128", "tf32", "f8E4M3FN", 
                 "f4E2M1FN", "f6E2M3FN", "f6E3M2FN")
 _INT_TYPE = re.compile(r"(s|u)?i([0-9]+)$")
 
-# Dialect attribute hooks: dialect name -> fn(parser, name, text, loc) -> Attribute.
-# ``name`` is what follows '#' (``stablehlo.dot`` or ``stablehlo``), ``text`` the whole
-# attribute spelling with whitespace collapsed. A hook may normalize the text (e.g. to
-# upstream's canonical spelling) or consume a trailing ``: type``. Filled by dialect modules.
-DIALECT_ATTR_PARSERS: Dict[str, Callable] = {}
-
-
-def register_dialect_attr_parser(dialect: str, fn: Callable) -> None:
-    DIALECT_ATTR_PARSERS[dialect] = fn
-
-
 def _int_literal(s: str) -> int:
     """Decimal (leading zeros allowed, as MLIR does: ``dense<[01, 02]>``) or ``0x`` hex."""
     neg = s.startswith("-")
@@ -69,7 +58,7 @@ class Parser:
     """Parses one MLIR source text. Custom op parsers use the ``parse_*``/``try_*`` API."""
 
     def __init__(self, text: str, filename: str = "<input>"):
-        load_all_dialects()
+        load_dialects()
         self.text = text
         self.filename = filename
         self.pos = 0

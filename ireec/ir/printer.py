@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, List, Sequence
 
-from ..dialects.registry import has_trait, load_all_dialects, op_def
+from .registry import has_trait, load_dialects, op_def
 from .attributes import Attribute, UnitAttr, _key_str
 from .core import Block, Operation, Region, Value
 
@@ -28,7 +28,7 @@ class Printer:
     """Accumulates text; custom op printers call ``write``/``print_*`` after the op name."""
 
     def __init__(self, generic: bool = False):
-        load_all_dialects()
+        load_dialects()
         self.generic = generic
         self.parts: List[str] = []
         self.indent = 0

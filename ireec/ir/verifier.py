@@ -30,6 +30,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 from . import types as T
 from .core import Block, BlockArgument, Operation, OpResult, Region, Value
 from .diagnostics import UNKNOWN, CompileError
+from .registry import OPS, has_trait, load_dialects, register
 
 Verifier = Callable[[Operation], None]
 
@@ -270,8 +271,6 @@ def all_of(*checks: Verifier) -> Verifier:
 
 def register_verifiers(table: Dict[str, Verifier]) -> None:
     """Attach each ``{op name: verify fn}`` of ``table`` to the op registry."""
-    from ..dialects.registry import register
-
     for name, fn in table.items():
         register(name, verify=fn)
 
@@ -280,9 +279,7 @@ def register_verifiers(table: Dict[str, Verifier]) -> None:
 def verify(root: Operation) -> None:
     """Verify ``root`` and everything nested in it; raise CompileError on the first
     violation (at the offending op's location)."""
-    from ..dialects.registry import load_all_dialects
-
-    load_all_dialects()
+    load_dialects()
     visible: Set[Value] = set()
     _SYMBOLS.clear()
     try:
@@ -298,8 +295,6 @@ def _is_graph_region(op: Operation, defn) -> bool:
 
 
 def _verify_op(op: Operation, visible: Set[Value]) -> None:
-    from ..dialects.registry import OPS
-
     for i, v in enumerate(op.operands):
         if v not in visible:
             raise _dominance_error(op, i, v)
@@ -316,8 +311,6 @@ def _verify_op(op: Operation, visible: Set[Value]) -> None:
 
 
 def _verify_block_ops(block: Block, visible: Set[Value], graph: bool, added: List[Value]) -> None:
-    from ..dialects.registry import OPS
-
     for a in block.args:
         visible.add(a)
         added.append(a)
@@ -470,8 +463,6 @@ def _dominance_error(op: Operation, i: int, v: Value) -> CompileError:
     else:
         return op_error(op, f"operand #{i} is not defined by any operation or block")
     # Crossing an IsolatedFromAbove op?
-    from ..dialects.registry import has_trait
-
     anc = op
     while anc is not None:
         blk = anc.parent
@@ -501,8 +492,6 @@ def _encloses(block: Optional[Block], op: Operation) -> bool:
 def blocks_end_with_terminators(op: Operation) -> None:
     """Every block of every region of ``op`` ends with an op that is (or, unregistered, may
     be) a terminator (MLIR: ``block with no terminator``)."""
-    from ..dialects.registry import OPS
-
     for r in op.regions:
         for b in r.blocks:
             t = b.terminator
@@ -520,8 +509,6 @@ _SYMBOLS: Dict[int, Dict[str, Operation]] = {}
 def lookup_symbol(op: Operation, ref) -> Optional[Operation]:
     """The op named by symbol reference ``ref`` (its root name) in the nearest enclosing
     symbol table of ``op``, or None. The table is indexed once per verification."""
-    from ..dialects.registry import has_trait
-
     if getattr(ref, "nested", ()):
         return None
     name = getattr(ref, "root", None) or str(ref).lstrip("@")
