@@ -29,6 +29,8 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from . import device_arrays
+from .device_arrays import is_device_array as _is_device_array
 from .io_format import ELEMENT_TYPES, ElementType, _contiguous, element_type_for_code
 
 
@@ -323,36 +325,12 @@ class LoadedModule:
         return results[0] if len(results) == 1 else tuple(results)
 
     def _call_device(self, fi: FunctionInfo, args, out):
-        """Zero-copy call of a module built with ``--target=cuda`` on device arrays (objects
-        with ``__cuda_array_interface__``: torch, cupy, numba): the inputs and ``out=`` (the
-        result arrays, required) are passed as device pointers, on the stream the first
-        input names (the default stream when it names none); the call does not wait.
-        TypeError for a module without device entries, a missing ``out=`` or host arrays
-        mixed in; ValueError for a shape, dtype or layout mismatch."""
-        import ctypes
-
-        if out is None:
-            raise TypeError(f"{fi.name}: device arrays need out= (device arrays for the results)")
-        outs = [out] if _is_device_array(out) else list(out)
-        if len(outs) != len(fi.results):
-            raise TypeError(f"{fi.name}: out= has {len(outs)} arrays, the function has "
-                            f"{len(fi.results)} results")
-        argp = [_device_pointer(fi.name, f"argument {i}", t, a, False) for i, (t, a) in enumerate(zip(fi.args, args))]
-        resp = [_device_pointer(fi.name, f"out[{j}]", t, o, True) for j, (t, o) in enumerate(zip(fi.results, outs))]
+        """Zero-copy call of a module built with ``--target=cuda`` on device arrays
+        (``__cuda_array_interface__`` or DLPack): see :mod:`ireec.runtime.device_arrays`."""
         if self._device_call is None:
-            try:
-                f = getattr(ctypes.CDLL(self.path), f"{self.name}_call_device")
-            except AttributeError:
-                raise TypeError(f"'{self.path}' has no device entries (build it with --target=cuda "
-                                "to call it on device arrays)") from None
-            f.argtypes = [ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p),
-                          ctypes.c_void_p]
-            f.restype = ctypes.c_int
-            self._device_call = f
-        stream = (args[0].__cuda_array_interface__.get("stream") if args else None) or 0
-        argv = (ctypes.c_void_p * max(1, len(argp)))(*argp)
-        resv = (ctypes.c_void_p * max(1, len(resp)))(*resp)
-        status = self._device_call(list(self._functions).index(fi.name), argv, resv, stream)
+            self._device_call = device_arrays.device_entry(self.path, self.name)
+        status, outs = device_arrays.call_device(self._device_call, list(self._functions).index(fi.name),
+                                                 fi, args, out)
         if status != 0:
             raise StatusError(fi.name, status)
         if not outs:
@@ -377,34 +355,6 @@ class LoadedModule:
             if not o.flags.c_contiguous or not o.flags.writeable:
                 raise ValueError(f"{what}: the array must be C-contiguous and writeable")
         return outs
-
-
-def _is_device_array(a) -> bool:
-    return hasattr(a, "__cuda_array_interface__")
-
-
-def _device_pointer(fn: str, what: str, t: TensorInfo, a, writable: bool) -> int:
-    """The device pointer of array ``a`` (``__cuda_array_interface__``) after checking it
-    against ``t``: same shape, same element type, C-contiguous, writable for results."""
-    if not _is_device_array(a):
-        raise TypeError(f"{fn}: {what} ({t.name}) is not a device array; pass every argument and "
-                        "result as a device array, or none")
-    iface = a.__cuda_array_interface__
-    expect = f"{fn}: {what} ({t.name}) expects {t.mlir_type}"
-    if tuple(iface["shape"]) != tuple(t.shape):
-        raise ValueError(f"{expect}, got shape {tuple(iface['shape'])}")
-    if np.dtype(iface["typestr"]) != t.dtype:
-        raise ValueError(f"{expect} ({t.dtype}), got {np.dtype(iface['typestr'])}")
-    strides = iface.get("strides")
-    if strides is not None:
-        contiguous = tuple(int(np.prod(t.shape[k + 1:], dtype=np.int64)) * t.dtype.itemsize
-                           for k in range(len(t.shape)))
-        if tuple(strides) != contiguous:
-            raise ValueError(f"{expect}: the array must be C-contiguous")
-    ptr, readonly = iface["data"]
-    if writable and readonly:
-        raise ValueError(f"{expect}: the array is read-only")
-    return int(ptr)
 
 
 class _BoundFunction:

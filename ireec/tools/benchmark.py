@@ -28,6 +28,14 @@ caller buffers, so there is nothing to allocate). The loop adds the Python ``for
 the cffi call and a status check: about 0.2-1 µs per call, see :func:`harness_overhead`.
 One untimed call, checked like ``ireec run-module`` checks one, comes first (warm-up:
 page faults, OpenMP thread start); ``--benchmark_min_warmup_time`` adds more.
+
+A module built with ``--target=cuda`` is timed on the GPU instead (:func:`prepare_cuda_call`):
+its device entry ``<module>_call_device`` runs on device buffers filled once, enqueued on the
+legacy default stream without copies or waiting, and ``Time`` is the GPU time of the loop
+measured with CUDA events (``cudaEventRecord``/``cudaEventElapsedTime`` before and after it,
+:class:`ireec.runtime.cudart.EventClock`), as IREE's tool measures a CUDA device's work. When
+no CUDA runtime library can be opened (``$IREEC_CUDART``), the host-pointer entry (copies
+included) is timed with the wall clock, and a note on stderr says so.
 """
 from __future__ import annotations
 
@@ -50,6 +58,7 @@ __all__ = [
     "statistics",
     "benchmark_callable",
     "prepare_call",
+    "prepare_cuda_call",
     "benchmark_function",
     "harness_overhead",
     "machine_context",
@@ -285,6 +294,64 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
         if status:
             raise RuntimeError(f"{fn}: call failed with status {status} ({_status_name(status)})")
     return fast_call
+
+
+def prepare_cuda_call(module, fn: str, inputs: Sequence, runtime=None):
+    """For ``module`` built with ``--target=cuda``: (callable, clock) timing ``fn`` on the GPU.
+
+    One checked call (``module.call``, host arrays) comes first, as in :func:`prepare_call`.
+    The inputs are then copied once into device buffers and the result buffers allocated
+    (``runtime``: an :class:`ireec.runtime.cudart.CudaRuntime`, default the process's); the
+    callable calls the device entry on them on the legacy default stream (it enqueues and
+    returns) and raises RuntimeError on a non-OK status; the clock is a
+    :class:`ireec.runtime.cudart.EventClock` on that stream. The device buffers are freed
+    when the callable is collected. TypeError when the module has no device entry;
+    CudaError when the CUDA runtime fails."""
+    import ctypes
+    import weakref
+
+    import numpy as np
+
+    from ..runtime import cudart, device_arrays
+
+    entry = device_arrays.device_entry(module.path, module.name)
+    rt = runtime or cudart.cuda_runtime()
+    info = module.info(fn)
+    outs = [np.empty(t.shape, dtype=t.dtype) for t in info.results]
+    module.call(fn, *inputs, out=outs if outs else None)  # checks everything once
+    buffers: List[int] = []
+
+    def free(buffers=buffers) -> None:
+        for p in buffers:
+            rt.free(p)
+
+    for t, a in zip(info.args, inputs):
+        buffers.append(rt.to_device(np.asarray(a, dtype=t.dtype).reshape(t.shape)))
+    for t in info.results:
+        buffers.append(rt.malloc(t.byte_size))
+    n = len(info.args)
+    argv = (ctypes.c_void_p * max(1, n))(*buffers[:n])
+    resv = (ctypes.c_void_p * max(1, len(info.results)))(*buffers[n:])
+    index = module.functions.index(fn)
+
+    def device_call() -> None:
+        status = entry(index, argv, resv, 0)
+        if status:
+            raise RuntimeError(f"{fn}: call failed with status {status} ({_status_name(status)})")
+
+    weakref.finalize(device_call, free)
+    return device_call, cudart.EventClock(rt, 0)
+
+
+def _is_cuda_module(module) -> bool:
+    """Whether ``module`` (loaded by ``ireec.load``) has the device entry of a cuda module."""
+    from ..runtime import device_arrays
+
+    try:
+        device_arrays.device_entry(module.path, module.name)
+    except (TypeError, OSError):
+        return False
+    return True
 
 
 def benchmark_function(module, fn: str, inputs: Sequence, **options) -> BenchmarkResult:
@@ -584,6 +651,16 @@ def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
         raise BenchmarkError(str(e)) from None
     inputs = io_format.parse_inputs(args.input or [])
     fns = _select_functions(module, args.function, len(inputs))
+    clock = None
+    if _is_cuda_module(module):
+        from ..runtime.cudart import CudaError, cuda_runtime
+
+        try:
+            cuda_runtime()
+            clock = "cuda"
+        except CudaError as e:
+            stderr.write(f"note: {e}; timing the host-pointer entries (copies included) "
+                         "with the wall clock\n")
     calls = []
     for fn in fns:
         info = module.info(fn)
@@ -592,7 +669,10 @@ def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
                                  f"{info.signature}, got {len(inputs)} --input= value"
                                  f"{'s' * (len(inputs) != 1)}")
         try:
-            calls.append((fn, prepare_call(module, fn, inputs)))
+            if clock == "cuda":
+                calls.append((fn, *prepare_cuda_call(module, fn, inputs)))
+            else:
+                calls.append((fn, prepare_call(module, fn, inputs), time.perf_counter))
         except (TypeError, ValueError, RuntimeError) as e:
             raise BenchmarkError(str(e)) from None
 
@@ -600,12 +680,13 @@ def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
     stderr.write(format_context(context))
     stderr.flush()
     results = []
-    for fn, call in calls:
+    for fn, call, real_clock in calls:
         try:
             results.append(benchmark_callable(call, f"BM_{fn}/process_time/real_time",
                                               repetitions=args.repetitions,
                                               min_time=args.min_time,
-                                              warmup_time=args.warmup_time))
+                                              warmup_time=args.warmup_time,
+                                              real_clock=real_clock))
         except RuntimeError as e:
             raise BenchmarkError(str(e)) from None
     display_aggr = args.display_aggregates_only or args.report_aggregates_only
