@@ -60,8 +60,8 @@ class CPrinter:
         if "index_ctype" in f.attributes:
             self.index_ctype = f.attributes["index_ctype"].value
         if f.attributes["kind"].value == "kernel":
-            for a, p in zip(blk.args, params):
-                self.names[a] = p.split()[-1].lstrip("*")
+            for a, n in zip(blk.args, f.attributes["param_names"].value):
+                self.names[a] = n.value
         head = f"{spec}{f.attributes['result'].value} {f.attributes['sym_name'].value}({', '.join(params) or 'void'})"
         self.print_block(blk)
         return head + " {\n" + "\n".join(self.lines) + "\n}\n"

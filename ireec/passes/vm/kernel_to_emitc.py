@@ -186,12 +186,12 @@ class KernelLowering:
 
     def run(self) -> Operation:
         subspans = [op for op in self.kernel.body.ops if op.name == "hal.interface.binding.subspan"]
-        decls, arg_types = [], []  # (C type, name) per parameter
+        decls, arg_types, binding_types = [], [], []  # (C type, name) per parameter
         for s in subspans:
             t = s.results[0].type
             const = "const " if s.attributes["descriptor_flags"].value == "ReadOnly" else ""
-            decls.append((f"{const}{storage_ctype(t.element_type)} *IREEC_RESTRICT",
-                          f"binding{s.attributes['binding'].value}"))
+            binding_types.append(f"{const}{storage_ctype(t.element_type)}")
+            decls.append((f"{binding_types[-1]} *IREEC_RESTRICT", f"binding{s.attributes['binding'].value}"))
             arg_types.append(t)
         ids = self.target.workgroup_id_params()
         decls += ids
@@ -212,7 +212,7 @@ class KernelLowering:
             "sym_name": StringAttr(self.entry + "_workgroup"),
             "params": _str_array(params), "result": StringAttr("void"), "kind": StringAttr("kernel"),
             "param_types": _str_array([t for t, _n in decls]), "param_names": _str_array([n for _t, n in decls]),
-            "bindings": _str_array([t.split(" *")[0] for t, _n in decls[: len(subspans)]]),
+            "bindings": _str_array(binding_types),
         }, regions=[Region([blk])], loc=self.kernel.loc)
 
     # ------------------------------------------------------------------ helpers
