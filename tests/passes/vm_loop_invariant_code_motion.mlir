@@ -33,12 +33,12 @@
 }) {sym_name = "hoist", kind = "kernel"} : () -> ()
 
 // A loop with a bound not known to be positive keeps its loads and its division (which
-// might trap were the loop never to run); the multiplication moves.
+// might trap were the loop never to run: it is marked ``divides``); the multiplication moves.
 // CHECK:       ^bb0(%[[A2:.*]]: memref<8xf32>, %[[N2:.*]]: index, %[[K2:.*]]: index):
 // CHECK:       "emitc.expression"(%[[N2]], %[[K2]]) {c = "{0} * {1}"}
 // CHECK-NEXT:  "emitc.for"
 // CHECK-NEXT:  ^bb0
-// CHECK-NEXT:  "emitc.expression"(%[[N2]], %[[K2]]) {c = "{0} / {1}"}
+// CHECK-NEXT:  "emitc.expression"(%[[N2]], %[[K2]]) {c = "{0} / {1}", source_op = "arith.divsi", divides}
 // CHECK-NEXT:  "emitc.load"(%[[A2]], %[[K2]])
 // CHECK:       sym_name = "maybe_empty"
 "emitc.func"() ({
@@ -47,7 +47,7 @@
   %c1 = "emitc.constant"() {value = 1 : index} : () -> (index)
   "emitc.for"(%c0, %n, %c1) ({
   ^bb0(%i: index):
-    %d = "emitc.expression"(%n, %k) {c = "{0} / {1}"} : (index, index) -> (index)
+    %d = "emitc.expression"(%n, %k) {c = "{0} / {1}", source_op = "arith.divsi", divides} : (index, index) -> (index)
     %l = "emitc.load"(%a, %k) {strides = array<i64: 1>, offset = 0 : index, element_type = f32} : (memref<8xf32>, index) -> (f32)
     %m = "emitc.expression"(%n, %k) {c = "{0} * {1}"} : (index, index) -> (index)
     "emitc.store"(%l, %a, %i) {strides = array<i64: 1>, offset = 0 : index, element_type = f32} : (f32, memref<8xf32>, index) -> ()

@@ -6,8 +6,9 @@ them: a kernel becomes an ``emitc.func`` over typed binding pointers and workgro
 
 The emitc-like ops produced here (printed by :mod:`ireec.emitc.c_printer`):
 
-- ``emitc.constant`` (scalar literal), ``emitc.expression`` (a C expression template over
-  its operands), ``emitc.load`` / ``emitc.store`` (index a pointer with the static strides
+- ``emitc.constant`` (scalar literal), ``emitc.expression`` (a C expression template ``c``
+  over its operands; ``source_op``: the arith/math op it computes, ``divides``: its C
+  divides, so the loop passes never read ``c``), ``emitc.load`` / ``emitc.store`` (index a pointer with the static strides
   and offset of the memref they came from; ireec-specific);
 - ``emitc.variable``: a local array (``array_size``), a ``static const`` array with an
   initializer (``init_values``, for constants inside kernels) or a mutable scalar (one
@@ -380,8 +381,13 @@ class KernelLowering:
             self.map[op.results[0]] = folded
             return
         tmpl = INDEX_ARITH.get(name) if isinstance(rt, T.IndexType) else None
-        r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt],
-                     {"c": StringAttr(tmpl or c_expression(op))})
+        c = tmpl or c_expression(op)
+        # What the loop passes need to know of the expression, so they never read its C:
+        # the op it computes and whether its C divides (C's / or %).
+        attrs = {"c": StringAttr(c), "source_op": StringAttr(name)}
+        if "/" in c or "%" in c:
+            attrs["divides"] = UnitAttr()
+        r = b.create("emitc.expression", [self._scalar(x, op) for x in op.operands], [rt], attrs)
         self.map[op.results[0]] = r.result
 
     def _fold_identity(self, op: Operation) -> Optional[Value]:

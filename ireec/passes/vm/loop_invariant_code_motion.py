@@ -5,9 +5,9 @@ Mirrors MLIR's ``loop-invariant-code-motion`` (``mlir/lib/Transforms/LoopInvaria
 loop, and that may be moved (no side effects, no regions), moves before the loop; innermost
 loops first, so invariants climb as far as they can.
 
-Movable: ``emitc.constant`` and ``emitc.expression`` (pure C expressions), except those that
-may trap (C ``/``, ``%``), which leave only loops known to run at least once, as MLIR
-keeps speculatively unsafe ops in place; an ``emitc.load`` from a buffer the loop neither
+Movable: ``emitc.constant`` and ``emitc.expression`` (pure C expressions), except those whose
+C divides (``divides``: C ``/``, ``%``), which leave only loops known to run at least once,
+as MLIR keeps ops that are not speculatable in place; an ``emitc.load`` from a buffer the loop neither
 stores to nor assigns, likewise only out of loops known to run at least once.
 """
 from __future__ import annotations
@@ -52,8 +52,7 @@ def hoist_loop_invariants(blk: Block) -> None:
                 continue
             if any(x in inside for x in o.operands):
                 continue
-            text = o.attributes["c"].value if o.name == "emitc.expression" else ""
-            if ("/" in text or "%" in text) and not once:
+            if "divides" in o.attributes and not once:
                 continue
             o.detach()
             blk.insert_before(op, o)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
+from ...ir import types as T
 from ...ir.attributes import UnitAttr
 from ...ir.core import Block, Operation, Value
 from ..pass_base import Pass, PassContext, register_pass
@@ -69,18 +70,20 @@ def _loop_is_independent(loop: Operation) -> bool:
 
 def _shift_of(i: Value, iv: Value, inside: Set[Value]) -> bool:
     """True when ``i`` is the induction variable plus or minus loop-invariant values (so
-    the subscript is injective in the induction variable)."""
+    the subscript is injective in the induction variable): index ``arith.addi`` /
+    ``arith.subi`` expressions (their ``source_op``) over it."""
     if i is iv:
         return True
     o = i.owner
-    if not (isinstance(o, Operation) and o.name == "emitc.expression"):
+    if not (isinstance(o, Operation) and o.name == "emitc.expression" and len(o.operands) == 2
+            and isinstance(o.results[0].type, T.IndexType)):
         return False
-    c = o.attributes["c"].value
-    if c == "{0} + {1}":
-        a, b = o.operands
+    src = o.attributes.get("source_op")
+    src = src.value if src is not None else None
+    a, b = o.operands
+    if src == "arith.addi":
         return (_shift_of(a, iv, inside) and b not in inside) or (_shift_of(b, iv, inside) and a not in inside)
-    if c == "{0} - {1}":
-        a, b = o.operands
+    if src == "arith.subi":
         return _shift_of(a, iv, inside) and b not in inside
     return False
 
