@@ -239,7 +239,7 @@ def test_gpu_zero_copy_and_event_timing(path, tmp_path, capsys):
     name = g.functions[0]
     fi = g.info(name)
     targs = [torch.from_numpy(rng.standard_normal(t.shape).astype(t.dtype)).cuda() for t in fi.args]
-    touts = [torch.empty(t.shape, dtype=targs[0].dtype, device="cuda") for t in fi.results]
+    touts = [torch.from_numpy(np.zeros(t.shape, t.dtype)).cuda() for t in fi.results]
 
 
     class DLPackOnly:  # torch tensors also have __cuda_array_interface__, which would win
