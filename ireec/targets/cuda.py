@@ -193,6 +193,10 @@ class CUDATarget(CTarget):
             k["block_ids"] = [f"(int64_t)blockIdx.{a}" if c > 1 else "0" for a, c in zip("xyz", wg)]
         common["uses_copy"] = any("ireec_cuda_copy(" in fn["body"] for fn in common["functions"])
         for fn in common["functions"]:
+            if fn.get("num_dims"):
+                raise CompileError(f"public function @{fn['mlir_name']} has dynamic dimensions "
+                                   f"{fn['signature']}: --target=cuda does not support them yet "
+                                   f"(use --target=c or --target=openmp)", fn.get("loc"))
             n = len(fn["tensors"])
             fn["host_params"] = fn["params"][:n]
             fn["host_names"] = fn["param_names"][:n]
