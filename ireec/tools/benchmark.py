@@ -256,6 +256,7 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
     from ..runtime.loader import _dynamic_extents
 
     info = module.info(fn)
+    module.call(fn, *inputs)  # checks everything once
     arrays = []
     for t, a in zip(info.args, inputs):
         arr = np.asarray(a, dtype=t.dtype)
@@ -263,7 +264,6 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
         arrays.append(arr if arr.flags.c_contiguous else arr.copy(order="C"))
     dims = _dynamic_extents(info, arrays) if len(arrays) == len(info.args) else []
     outs = [np.empty(t.resolve(dims), dtype=t.dtype) for t in info.results]
-    module.call(fn, *inputs, out=outs if outs else None)  # checks everything once
     ffi = getattr(module, "_ffi", None)
     call = getattr(module, "_calls", {}).get(fn)
     workspace = getattr(module, "_workspace_ptr", None)
