@@ -349,6 +349,9 @@ class LoadedModule:
         mixed in; ValueError for a shape, dtype or layout mismatch."""
         import ctypes
 
+        if fi.num_dims:
+            raise TypeError(f"{fi.name}: a function with dynamic dimensions takes host arrays "
+                            "(device arrays: not yet)")
         if out is None:
             raise TypeError(f"{fi.name}: device arrays need out= (device arrays for the results)")
         outs = [out] if _is_device_array(out) else list(out)

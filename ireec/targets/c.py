@@ -228,7 +228,9 @@ def _dynamic_entry(fn: dict, dd: dict, static: bool) -> None:
     lines.append(ind + "}")
     for s in reversed(range(nsym)):
         lines.append("  " * s + "}")
-    lines.append("return IREEC_STATUS_OK;")
+    for t, syms in zip(fn["args"] + fn["results"], tensor_syms):
+        if syms:
+            t["bytes_c"] = " * ".join([f"(size_t){dim_name[rep[s]]}" for s in syms] + [str(t["byte_size"])])
     fn.update({"params": new_params, "param_names": new_names, "checks": checks,
                "call_args": call_args, "entry_lines": lines, "num_dims": len(arg_dims),
                "dim_params": [f"int64_t {n}" for n in dim_name], "dim_names": dim_name})
@@ -323,6 +325,7 @@ class CTarget(Target):
                 })
                 for t in args + results:
                     t["dynamic_dims"] = None
+                    t["bytes_c"] = str(t["byte_size"])
                 if "ireec.dynamic_dims" in f.attributes:
                     _dynamic_entry(functions[-1], dynamic_dims_of(f), static)
                     fn = functions[-1]

@@ -128,3 +128,26 @@ def test_lenet_dynbatch_matches_static_lenet_per_sample(tmp_path, capsys):
             got = m.main(x, *weights)
             want = np.concatenate([static.main(x[i:i + 1], *weights) for i in range(batch)])
             np.testing.assert_array_equal(got, want)
+
+
+def test_cuda_entries_loop_over_the_extents(tmp_path):
+    """The cuda target's device and host-pointer entries, run on the CPU through the emulated
+    CUDA runtime (tests/e2e/cuda_emulation), loop over the extents like the C entry."""
+    from .test_cuda import CXX, emulated_cuda_library
+
+    if CXX is None:
+        pytest.skip("no C++ compiler for the emulated CUDA runtime (set CXX)")
+    for name, text in (("mlp", TORCH_STYLE), ("two", TWO_SYMBOLS)):
+        (tmp_path / f"{name}.mlir").write_text(text)
+    mlp = ireec.load(emulated_cuda_library(tmp_path / "mlp.mlir", tmp_path / "mlp"))
+    two = ireec.load(emulated_cuda_library(tmp_path / "two.mlir", tmp_path / "two"))
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 3)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    np.testing.assert_allclose(mlp.mlp(x, w, b), np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-5)
+    assert mlp.mlp(x[:0], w, b).shape == (0, 3)
+    p, q = x[:2, :4], x[:3, 4:]
+    np.testing.assert_array_equal(two.outer_add(p, q), p[:, None, :] * q[None, :, :])
+    with pytest.raises(StatusError):
+        two.add(p, q)
