@@ -252,7 +252,7 @@ class LoadedModule:
             dyn = tuple(int(t.dynamic_dims[k]) for k in range(rank))
         if any(d < 0 and (dyn is None or dyn[k] < 0) for k, d in enumerate(shape)):
             raise ValueError(f"'{self.path}': {fn}: a dynamic dimension without its dims index")
-        count = int(np.prod([max(d, 1) for d in shape], dtype=np.int64)) if shape else 1
+        count = int(np.prod([d if d >= 0 else 1 for d in shape], dtype=np.int64)) if shape else 1
         byte_size = int(t.byte_size)
         width = byte_size // count if count else 1
         dtype = _dtype_for(tname, int(t.element_type), width)
