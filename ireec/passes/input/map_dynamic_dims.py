@@ -134,10 +134,6 @@ class _State:
         return [None]
 
 
-def _dynamic(shape, d) -> bool:
-    return shape is not None and d < len(shape) and shape[d] is None
-
-
 # ============================================================================= rules
 # Each rule reads the operands' facts from the state and records the results'; it raises
 # CompileError for what the slice program cannot compute.
@@ -147,7 +143,8 @@ Rule = Callable[[_State, Operation], None]
 
 def _elementwise(st: _State, op: Operation) -> None:
     """Result dim p carries the symbol of every full-rank operand at p (unified); operands
-    of rank 0 or of size 1 there (TOSA broadcasting) are the same for every slice."""
+    of rank 0, or of size 1 there in ops that broadcast (TOSA), are the same for every slice."""
+    broadcasting = has_trait(op, "broadcasting")
     out: Dict[int, int] = {}
     for r in op.results:
         rank = len(getattr(r.type, "shape", None) or ())
@@ -159,7 +156,7 @@ def _elementwise(st: _State, op: Operation) -> None:
             if not shp or len(shp) != rank:
                 continue
             for d in out:
-                if shp[d] == 1:
+                if shp[d] == 1 and broadcasting:
                     continue
                 if d not in st.syms(v):
                     raise CompileError(f"'{op.name}': dimension {d} of operand #{op.operands.index(v)} "
@@ -243,9 +240,8 @@ def _dot_general(st: _State, op: Operation) -> None:
     refused."""
     if op.name == "stablehlo.dot":
         lr = len(op.operands[0].type.shape)
-        rr = len(op.operands[1].type.shape)
         d = {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [],
-             "lhs_contracting_dimensions": [lr - 1], "rhs_contracting_dimensions": [0 if rr else 0]}
+             "lhs_contracting_dimensions": [lr - 1], "rhs_contracting_dimensions": [0]}
     else:
         d = shlo.dot_dimension_numbers(op)
     lhs, rhs = st.syms(op.operands[0]), st.syms(op.operands[1])
@@ -536,7 +532,7 @@ def _structured(st: _State, op: Operation) -> None:
                 raise CompileError(f"'{op.name}': loop d{used[0]} runs over a dynamic dimension and "
                                    f"also indexes operand #{op.operands.index(v)} through {e}; {WHY}",
                                    op.loc)
-            if used and k not in st.syms(v) and shp[k] != 1:
+            if used and k not in st.syms(v):
                 raise CompileError(f"'{op.name}': dimension {k} of operand #{op.operands.index(v)} "
                                    f"({v.type}) meets a dynamic argument dimension it does not follow; "
                                    f"{WHY}", op.loc)
@@ -548,10 +544,8 @@ def _structured(st: _State, op: Operation) -> None:
 
 
 def _return(st: _State, op: Operation) -> None:
-    for v in op.operands:
-        if v in st.shape:
-            raise CompileError(f"'{op.name}': a value computed from dynamic dimensions is returned "
-                               f"as data; {WHY}", op.loc)
+    """Results may carry dynamic dims (map_function records them); shape values returned as
+    data are refused before (:func:`_apply`)."""
 
 
 def _unsupported(st: _State, op: Operation) -> None:
@@ -631,6 +625,14 @@ def _apply(st: _State, op: Operation) -> None:
             raise CompileError(f"'{op.name}': operand #{i} is computed from a dynamic dimension and "
                                f"used as data; {WHY} and shape values may only give shapes", op.loc)
     _rule(op)(st, op)
+    if any(st.syms(v) for v in op.operands):
+        for r in op.results:
+            shape = getattr(r.type, "shape", None) or ()
+            for d, x in enumerate(shape):
+                if x is None and d not in st.dims.get(r, {}):
+                    raise CompileError(f"'{op.name}': dimension {d} of this result is dynamic but is "
+                                       f"not an argument's dynamic dimension; {WHY} and cannot size it",
+                                       op.loc)
 
 
 def _rule(op: Operation) -> Rule:
