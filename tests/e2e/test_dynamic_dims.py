@@ -86,6 +86,16 @@ def test_two_symbols_and_unified_extents(tmp_path, capsys):
     with pytest.raises(StatusError) as e:  # the two batches are unified: unequal is refused
         m.add(x, y)
     assert e.value.status_name == "INVALID_ARGUMENT"
+    # The generic trampoline refuses a missing dims array and negative extents.
+    ffi, call = m._ffi, m._calls["add"]
+    out = np.zeros((2, 4), np.float32)
+    argv = ffi.new("void *[]", [ffi.cast("void *", x.ctypes.data)] * 2)
+    resv = ffi.new("void *[]", [ffi.cast("void *", out.ctypes.data)])
+    argp, resp = ffi.cast("const void *const *", argv), ffi.cast("void *const *", resv)
+    assert call(argp, resp, ffi.NULL, ffi.NULL, 0) == 3
+    assert call(argp, resp, ffi.new("int64_t[]", [-1, -1]), ffi.NULL, 0) == 3
+    assert call(argp, resp, ffi.new("int64_t[]", [2, 2]), ffi.NULL, 0) == 0
+    np.testing.assert_array_equal(out, x + x)
 
 
 def test_run_module_takes_any_extent(tmp_path, capsys):
@@ -96,6 +106,14 @@ def test_run_module_takes_any_extent(tmp_path, capsys):
                             "--input=8x3xf32=0.5", "--input=3xf32=-1"], capsys)
     assert rc == 0, err
     assert out == "EXEC @mlp\nresult[0]: hal.buffer_view\n2x3xf32=[3 3 3][3 3 3]\n"
+
+
+def test_memory_plan_is_the_worst_case(tmp_path, capsys):
+    src = tmp_path / "mlp.mlir"
+    src.write_text(TORCH_STYLE)
+    rc, _, err = run_cli(["build", src, "-o", tmp_path / "m.so", "--print-memory-plan"], capsys)
+    assert rc == 0, err
+    assert "worst case for every extent of its 1 dynamic dimension" in err
 
 
 def test_header_declares_the_dims(tmp_path, capsys):
