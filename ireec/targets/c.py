@@ -130,7 +130,7 @@ def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int,
     return checks
 
 
-def _dynamic_entry(fn: dict, dd: dict, static: bool) -> None:
+def _dynamic_entry(fn: dict, dd: dict) -> None:
     """Turn the entry of function ``fn`` (a template dict) into the loop over its dynamic
     dimensions that ``map-dynamic-dims`` (ireec/passes/input/map_dynamic_dims.py) set up:
     ``dd`` is its ``ireec.dynamic_dims`` (see ``dynamic_dims_of``).
@@ -327,7 +327,7 @@ class CTarget(Target):
                     t["dynamic_dims"] = None
                     t["bytes_c"] = str(t["byte_size"])
                 if "ireec.dynamic_dims" in f.attributes:
-                    _dynamic_entry(functions[-1], dynamic_dims_of(f), static)
+                    _dynamic_entry(functions[-1], dynamic_dims_of(f))
                     fn = functions[-1]
                     fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
         pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]

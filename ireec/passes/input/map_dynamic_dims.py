@@ -525,7 +525,6 @@ def _structured(st: _State, op: Operation) -> None:
                                    f"({e}); {WHY} and cannot reduce or window one", op.loc)
             loop[e.pos] = st.union(loop[e.pos], s) if e.pos in loop else s
     for v, m in zip(op.operands, maps):
-        shp = getattr(v.type, "shape", None) or ()
         for k, e in enumerate(m.results):
             used = [x for x in _expr_dims(e) if x in loop]
             if used and (not isinstance(e, AffineDim)):
