@@ -56,6 +56,19 @@ func.func @add(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
 """
 
 
+TOSA = """
+func.func @t(%x: tensor<?x3x5xf32>, %w: tensor<?x5x4xf32>, %img: tensor<?x6x7x2xf32>) -> (tensor<?x3x4xf32>, tensor<?x3x1x2xf32>, tensor<?x1x5xf32>) {
+  %z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %y = tosa.exp %x : (tensor<?x3x5xf32>) -> tensor<?x3x5xf32>
+  %m = tosa.matmul %y, %w, %z, %z : (tensor<?x3x5xf32>, tensor<?x5x4xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x3x4xf32>
+  %r = tosa.max_pool2d %img kernel([2, 2]) stride([2, 2]) pad([0, 0, 0, 1]) : (tensor<?x6x7x2xf32>) -> tensor<?x3x4x2xf32>
+  %s = tosa.reduce_sum %r {axis = 2 : i32} : (tensor<?x3x4x2xf32>) -> tensor<?x3x1x2xf32>
+  %t = tosa.reduce_max %y {axis = 1 : i32} : (tensor<?x3x5xf32>) -> tensor<?x1x5xf32>
+  return %m, %s, %t : tensor<?x3x4xf32>, tensor<?x3x1x2xf32>, tensor<?x1x5xf32>
+}
+"""
+
+
 def _lib(tmp_path, capsys, name: str, text: str, target: str = "c"):
     src = tmp_path / f"{name}.mlir"
     src.write_text(text)
@@ -96,6 +109,21 @@ def test_two_symbols_and_unified_extents(tmp_path, capsys):
     assert call(argp, resp, ffi.new("int64_t[]", [-1, -1]), ffi.NULL, 0) == 3
     assert call(argp, resp, ffi.new("int64_t[]", [2, 2]), ffi.NULL, 0) == 0
     np.testing.assert_array_equal(out, x + x)
+
+
+def test_tosa_batch(tmp_path, capsys):
+    """TOSA matmul (the two batches unified), max_pool2d and reductions over other dims."""
+    m = _lib(tmp_path, capsys, "tosa", TOSA)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    w = rng.standard_normal((4, 5, 4)).astype(np.float32)
+    img = rng.standard_normal((2, 6, 7, 2)).astype(np.float32)
+    mm, pooled_sum, mx = m.t(x, w, img)
+    np.testing.assert_allclose(mm, np.exp(x) @ w, rtol=1e-5, atol=1e-5)
+    padded = np.pad(img, ((0, 0), (0, 0), (0, 1), (0, 0)), constant_values=-np.inf)
+    pool = padded.reshape(2, 3, 2, 4, 2, 2).max(axis=(2, 4))
+    np.testing.assert_allclose(pooled_sum, pool.sum(axis=2, keepdims=True), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mx, np.exp(x).max(axis=1, keepdims=True), rtol=1e-6)
 
 
 def test_run_module_takes_any_extent(tmp_path, capsys):

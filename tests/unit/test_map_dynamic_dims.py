@@ -143,6 +143,11 @@ func.func @f(%a: tensor<?x4xf32>, %o: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }""", "cannot reduce or window one"),
+    "tosa reduction over the batch": ("""
+func.func @f(%a: tensor<?x4xf32>) -> tensor<1x4xf32> {
+  %r = tosa.reduce_sum %a {axis = 0 : i32} : (tensor<?x4xf32>) -> tensor<1x4xf32> // error: dynamic dimension 0 of this operand is reduced
+  return %r : tensor<1x4xf32>
+}""", "cannot reduce one"),
     "op without a rule": ("""
 func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %r = stablehlo.reverse %a, dims = [0] : tensor<?x4xf32> // error: 'stablehlo.reverse' on dynamic dimension 0

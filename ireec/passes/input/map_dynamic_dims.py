@@ -25,7 +25,8 @@ stay a leading prefix of every tensor (so a slice is a contiguous block), must n
 reduced, contracted, windowed, sliced or concatenated along, and shape values may only feed
 shape operands (``dynamic_broadcast_in_dim``, ``dynamic_reshape``, ``dynamic_iota``,
 ``tensor.empty``, ``tensor.expand_shape``) and JAX's ``stablehlo.custom_call
-@shape_assertion``. Anything else is a CompileError at the op naming the dimension and why.
+@shape_assertion``. TOSA: elementwise ops, ``matmul``, convolutions, pools and reductions
+over other dimensions with a dynamic batch. Anything else is a CompileError at the op naming the dimension and why.
 
 JAX's shape assertions of the form ``compare(dim, constant)`` become entry-time checks
 (INVALID_ARGUMENT when they fail); any other assertion is dropped: the slice program does
@@ -358,6 +359,34 @@ def _iota(st: _State, op: Operation) -> None:
     st.set_dims(op, op.results[0], out)
 
 
+def _tosa_batch(st: _State, op: Operation) -> None:
+    """TOSA ops with a leading batch (``matmul``: both operands' dim 0, unified; convolutions
+    and pools: the input's dim 0): only that dimension may be dynamic; it stays the result's
+    dim 0."""
+    batched = op.operands[:2] if op.name == "tosa.matmul" else op.operands[:1]
+    out: Dict[int, int] = {}
+    for i, v in enumerate(op.operands):
+        for d, s in st.syms(v).items():
+            if v not in batched or d != 0:
+                raise CompileError(f"'{op.name}': dynamic dimension {d} of operand #{i} is not its "
+                                   f"batch; {WHY} and supports a dynamic batch only", op.loc)
+            out[0] = st.union(out[0], s) if 0 in out else s
+    if op.name == "tosa.matmul" and out and not all(0 in st.syms(v) for v in batched):
+        raise CompileError(f"'{op.name}': the batch is dynamic on one operand only; {WHY} and "
+                           f"cannot prove them equal", op.loc)
+    st.set_dims(op, op.results[0], out)
+
+
+def _tosa_reduce(st: _State, op: Operation) -> None:
+    """``tosa.reduce_*``: the reduced ``axis`` must not be dynamic (the rank is kept)."""
+    axis = int(op.attributes["axis"].value)
+    src = st.syms(op.operands[0])
+    if axis in src:
+        raise CompileError(f"'{op.name}': dynamic dimension {axis} of this operand is reduced; "
+                           f"{WHY} and cannot reduce one", op.loc)
+    st.set_dims(op, op.results[0], src)
+
+
 def _get_dimension_size(st: _State, op: Operation) -> None:
     d = int(op.attributes["dimension"].value)
     syms = st.syms(op.operands[0])
@@ -603,6 +632,10 @@ RULES.update({
     "func.return": _return,
 })
 RULES.update({name: _structured for name in L.STRUCTURED_OPS})
+RULES.update({f"tosa.{n}": _tosa_batch for n in (
+    "matmul", "conv2d", "conv3d", "depthwise_conv2d", "transpose_conv2d", "avg_pool2d", "max_pool2d")})
+RULES.update({f"tosa.reduce_{n}": _tosa_reduce for n in (
+    "sum", "max", "min", "product", "all", "any")})
 
 
 #: Ops that may read shape values, and at which operand positions (None: all).
