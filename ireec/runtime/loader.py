@@ -306,7 +306,8 @@ class LoadedModule:
     def call(self, fn: str, *args, out=None):
         """Call ``fn`` with numpy-convertible ``args``; return one array, a tuple for
         several results, None for none. ``out``: result array(s) to write into (C-contiguous,
-        exact dtype and shape), returned as given.
+        exact dtype and shape), returned as given. A dynamic dimension (-1 in the reflection
+        table) takes the argument's extent, and sizes the results that follow it.
 
         Raises TypeError (argument count, element type, non-array), ValueError (shape) and
         StatusError (a RuntimeError) when the function returns a non-OK status.
