@@ -190,8 +190,11 @@ def _print_memory_plan(out) -> None:
     """One stderr line per function: the static plan's arena and its bounds (bytes)."""
     for name, plan in sorted(out.report.get("functions", {}).items()):
         count = f" {plan['transients']}" if "transients" in plan else ""
+        dyn = plan.get("dynamic_dims", 0)
+        worst = (f"; worst case for every extent of its {dyn} dynamic dimension{'s' * (dyn != 1)}: "
+                 f"the entry loops over one static slice" if dyn else "")
         _err(f"@{name}: workspace arena {plan['arena_bytes']} B (lower bound {plan['lower_bound_bytes']} B, "
-             f"sum of{count} transients {plan['transient_sum_bytes']} B)")
+             f"sum of{count} transients {plan['transient_sum_bytes']} B{worst})")
     if "constant_pool_bytes" in out.report:
         _err(f"constants: {out.report['constant_pool_bytes']} B pooled read-only")
 

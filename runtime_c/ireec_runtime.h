@@ -86,7 +86,7 @@
 
 /* Version of the reflection structs and the generic trampoline below; bumped on any
  * change of their layout or signature. */
-#define IREEC_ABI_VERSION 2
+#define IREEC_ABI_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -244,26 +244,35 @@ typedef struct ireec_tensor_info_t {
   const char *element_type_name; /* MLIR spelling: "f32", "i32", "i1", "si8", "bf16", ... */
   ireec_element_type_t element_type;
   int32_t rank;
-  const int64_t *shape;          /* rank entries; NULL when rank == 0 */
-  int64_t byte_size;             /* bytes of the dense row-major buffer (i1 = 1 byte/element) */
+  const int64_t *shape;          /* rank entries (-1: a dynamic dimension); NULL when rank == 0 */
+  int64_t byte_size;             /* bytes of the dense row-major buffer (i1 = 1 byte/element);
+                                    with dynamic dimensions: of one slice (each of them 1) */
+  const int32_t *dynamic_dims;   /* NULL when the shape is static; else rank entries: -1 for a
+                                    static dimension, k for a dynamic one, whose extent is
+                                    dims[k] of the call (see ireec_call_fn_t) */
 } ireec_tensor_info_t;
 
 /* Generic trampoline: args[i] / results[j] point at dense row-major buffers of
- * the sizes in the tables; workspace points at workspace_size bytes aligned to
+ * the sizes in the tables; dims holds the extent of every dynamic dimension of the
+ * arguments, in argument then dimension order (num_dims entries; NULL when there are
+ * none), which gives the results' dynamic extents too (their dynamic_dims); workspace points at workspace_size bytes aligned to
  * IREEC_WORKSPACE_ALIGNMENT (may be NULL when the function needs none). It returns
  * the typed entry's status, and IREEC_STATUS_INVALID_ARGUMENT without running
  * anything when args/results (or one of their non-empty buffers) are NULL, when
  * workspace_size is below the function's need, or when a needed workspace is NULL
  * or misaligned. */
 typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results,
-                                          void *workspace, int64_t workspace_size);
+                                          const int64_t *dims, void *workspace,
+                                          int64_t workspace_size);
 
 typedef struct ireec_function_info_t {
   const char *name;              /* the MLIR function name, e.g. "matmul_static" */
   int32_t num_args;  const ireec_tensor_info_t *args;
   int32_t num_results; const ireec_tensor_info_t *results;
   ireec_call_fn_t call;          /* generic trampoline: args[i] / results[j] point at dense buffers */
-  int64_t workspace_size;        /* bytes of scratch this function needs (64-byte aligned pointer) */
+  int64_t workspace_size;        /* bytes of scratch this function needs (64-byte aligned pointer);
+                                    the same for every extent of its dynamic dimensions */
+  int32_t num_dims;              /* entries of the call's dims array (dynamic argument dimensions) */
 } ireec_function_info_t;
 
 typedef struct ireec_module_info_t {

@@ -25,7 +25,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -37,9 +37,9 @@ from .io_format import ELEMENT_TYPES, ElementType, _contiguous, element_type_for
 __all__ = ["load", "LoadedModule", "FunctionInfo", "TensorInfo", "StatusError", "STATUS_NAMES",
            "ABI_VERSION"]
 
-#: IREEC_ABI_VERSION of runtime_c/ireec_runtime.h that this loader reads (2: the generic
-#: trampoline takes the workspace size).
-ABI_VERSION = 2
+#: IREEC_ABI_VERSION of runtime_c/ireec_runtime.h that this loader reads (3: dynamic
+#: dimensions: tensors' ``dynamic_dims``, the trampoline's ``dims``, ``num_dims``).
+ABI_VERSION = 3
 
 #: iree_status_code_t names (iree/base/status.h).
 STATUS_NAMES = {
@@ -62,15 +62,17 @@ typedef struct ireec_tensor_info_t {
   int32_t rank;
   const int64_t *shape;
   int64_t byte_size;
+  const int32_t *dynamic_dims;
 } ireec_tensor_info_t;
-typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, void *workspace,
-                                          int64_t workspace_size);
+typedef ireec_status_t (*ireec_call_fn_t)(const void *const *args, void *const *results, const int64_t *dims,
+                                          void *workspace, int64_t workspace_size);
 typedef struct ireec_function_info_t {
   const char *name;
   int32_t num_args;  const ireec_tensor_info_t *args;
   int32_t num_results; const ireec_tensor_info_t *results;
   ireec_call_fn_t call;
   int64_t workspace_size;
+  int32_t num_dims;
 } ireec_function_info_t;
 typedef struct ireec_module_info_t {
   uint32_t abi_version;
@@ -110,7 +112,9 @@ def _get_ffi():
 
 @dataclass(frozen=True)
 class TensorInfo:
-    """One argument or result: name, element type, static shape, bytes, numpy dtype."""
+    """One argument or result: name, element type, shape (-1: a dynamic dimension), bytes
+    (of one slice when dynamic: each dynamic dimension 1), numpy dtype, and per dimension
+    the index in the call's dims array giving a dynamic extent (None when static)."""
 
     name: str
     element_type_name: str
@@ -118,12 +122,19 @@ class TensorInfo:
     shape: Tuple[int, ...]
     byte_size: int
     dtype: np.dtype
+    dynamic_dims: Optional[Tuple[int, ...]] = None
 
     @property
     def mlir_type(self) -> str:
-        """``tensor<3x5xf32>`` (``tensor<f32>`` at rank 0)."""
-        dims = "".join(f"{d}x" for d in self.shape)
+        """``tensor<3x5xf32>`` (``tensor<f32>`` at rank 0, ``tensor<?x5xf32>`` when dynamic)."""
+        dims = "".join(("?" if d < 0 else str(d)) + "x" for d in self.shape)
         return f"tensor<{dims}{self.element_type_name}>"
+
+    def resolve(self, dims: Sequence[int]) -> Tuple[int, ...]:
+        """The shape with each dynamic dimension's extent taken from ``dims``."""
+        if self.dynamic_dims is None:
+            return self.shape
+        return tuple(d if k < 0 else int(dims[k]) for d, k in zip(self.shape, self.dynamic_dims))
 
 
 @dataclass(frozen=True)
@@ -134,6 +145,7 @@ class FunctionInfo:
     args: Tuple[TensorInfo, ...]
     results: Tuple[TensorInfo, ...]
     workspace_size: int
+    num_dims: int = 0
 
     @property
     def signature(self) -> str:
@@ -217,6 +229,7 @@ class LoadedModule:
                 args=tuple(self._tensor(f.args[j], name) for j in range(f.num_args)),
                 results=tuple(self._tensor(f.results[j], name) for j in range(f.num_results)),
                 workspace_size=int(f.workspace_size),
+                num_dims=int(f.num_dims),
             )
             if f.call == ffi.NULL:
                 raise ValueError(f"'{path}': function '{name}' has no call trampoline")
@@ -236,9 +249,12 @@ class LoadedModule:
         if rank < 0 or (rank > 0 and t.shape == ffi.NULL):
             raise ValueError(f"'{self.path}': {fn}: bad rank/shape in the reflection table")
         shape = tuple(int(t.shape[k]) for k in range(rank))
-        if any(d < 0 for d in shape):
-            raise ValueError(f"'{self.path}': {fn}: dynamic shapes are not supported")
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        dyn = None
+        if t.dynamic_dims != ffi.NULL:
+            dyn = tuple(int(t.dynamic_dims[k]) for k in range(rank))
+        if any(d < 0 and (dyn is None or dyn[k] < 0) for k, d in enumerate(shape)):
+            raise ValueError(f"'{self.path}': {fn}: a dynamic dimension without its dims index")
+        count = int(np.prod([d if d >= 0 else 1 for d in shape], dtype=np.int64)) if shape else 1
         byte_size = int(t.byte_size)
         width = byte_size // count if count else 1
         dtype = _dtype_for(tname, int(t.element_type), width)
@@ -246,7 +262,7 @@ class LoadedModule:
             raise ValueError(f"'{self.path}': {fn}: {tname} tensor of shape {shape} "
                              f"declares {byte_size} bytes, expected {count * dtype.itemsize}")
         name = ffi.string(t.name).decode() if t.name != ffi.NULL else ""
-        return TensorInfo(name, tname, int(t.element_type), shape, byte_size, dtype)
+        return TensorInfo(name, tname, int(t.element_type), shape, byte_size, dtype, dyn)
 
     def _allocate_workspace(self, size: int):
         if size <= 0:
@@ -292,7 +308,8 @@ class LoadedModule:
     def call(self, fn: str, *args, out=None):
         """Call ``fn`` with numpy-convertible ``args``; return one array, a tuple for
         several results, None for none. ``out``: result array(s) to write into (C-contiguous,
-        exact dtype and shape), returned as given.
+        exact dtype and shape), returned as given. A dynamic dimension (-1 in the reflection
+        table) takes the argument's extent, and sizes the results that follow it.
 
         Raises TypeError (argument count, element type, non-array), ValueError (shape) and
         StatusError (a RuntimeError) when the function returns a non-OK status.
@@ -305,7 +322,8 @@ class LoadedModule:
                 isinstance(out, (list, tuple)) and any(_is_device_array(o) for o in out)):
             return self._call_device(fi, args, out)
         arrays = [_check_argument(fn, i, t, a) for i, (t, a) in enumerate(zip(fi.args, args))]
-        results = self._result_arrays(fi, out)
+        dims = _dynamic_extents(fi, arrays)
+        results = self._result_arrays(fi, out, dims)
         ffi = self._ffi
         argv = ffi.new("void *[]", max(1, len(arrays)))
         for i, a in enumerate(arrays):
@@ -313,10 +331,11 @@ class LoadedModule:
         resv = ffi.new("void *[]", max(1, len(results)))
         for i, r in enumerate(results):
             resv[i] = ffi.cast("void *", r.ctypes.data)
+        dimv = ffi.new("int64_t[]", dims) if dims else ffi.NULL
         call = self._calls[fn]
         with self._lock:
             status = call(ffi.cast("const void *const *", argv),
-                          ffi.cast("void *const *", resv), self._workspace_ptr, self.workspace_size)
+                          ffi.cast("void *const *", resv), dimv, self._workspace_ptr, self.workspace_size)
         del arrays  # kept alive until here
         if status != 0:
             raise StatusError(fn, status)
@@ -327,6 +346,9 @@ class LoadedModule:
     def _call_device(self, fi: FunctionInfo, args, out):
         """Zero-copy call of a module built with ``--target=cuda`` on device arrays
         (``__cuda_array_interface__`` or DLPack): see :mod:`ireec.runtime.device_arrays`."""
+        if fi.num_dims:
+            raise TypeError(f"{fi.name}: a function with dynamic dimensions takes host arrays "
+                            "(device arrays: not yet)")
         if self._device_call is None:
             self._device_call = device_arrays.device_entry(self.path, self.name)
         status, outs = device_arrays.call_device(self._device_call, list(self._functions).index(fi.name),
@@ -337,9 +359,9 @@ class LoadedModule:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def _result_arrays(self, fi: FunctionInfo, out) -> List[np.ndarray]:
+    def _result_arrays(self, fi: FunctionInfo, out, dims: Sequence[int] = ()) -> List[np.ndarray]:
         if out is None:
-            return [np.empty(t.shape, dtype=t.dtype) for t in fi.results]
+            return [np.empty(t.resolve(dims), dtype=t.dtype) for t in fi.results]
         outs = [out] if isinstance(out, np.ndarray) else list(out)
         if len(outs) != len(fi.results):
             raise TypeError(f"{fi.name}: out= has {len(outs)} arrays, the function has "
@@ -350,7 +372,7 @@ class LoadedModule:
                 raise TypeError(f"{what}, got {type(o).__name__}")
             if o.dtype != t.dtype:
                 raise TypeError(f"{what} ({t.dtype} array), got {o.dtype} array")
-            if o.shape != t.shape:
+            if o.shape != t.resolve(dims):
                 raise ValueError(f"{what}, got shape {o.shape}")
             if not o.flags.c_contiguous or not o.flags.writeable:
                 raise ValueError(f"{what}: the array must be C-contiguous and writeable")
@@ -405,9 +427,20 @@ def _check_argument(fn: str, i: int, t: TensorInfo, a) -> np.ndarray:
             if not np.can_cast(arr.dtype, t.dtype, casting="same_kind") or t.element_type_name == "bf16":
                 raise TypeError(f"{what}, got {type(a).__name__} of {arr.dtype} values")
             arr = arr.astype(t.dtype)
-    if arr.shape != t.shape:
+    if len(arr.shape) != len(t.shape) or any(d >= 0 and d != a for d, a in zip(t.shape, arr.shape)):
         raise ValueError(f"{what}, got {_describe(arr)}")
     return _contiguous(arr)
+
+
+def _dynamic_extents(fi: FunctionInfo, arrays: Sequence[np.ndarray]) -> List[int]:
+    """The call's dims array: the extent of every dynamic argument dimension, at the index
+    the reflection table gives it (ireec_runtime.h, ireec_call_fn_t)."""
+    dims = [0] * fi.num_dims
+    for t, a in zip(fi.args, arrays):
+        for d, k in enumerate(t.dynamic_dims or ()):
+            if k >= 0:
+                dims[k] = int(a.shape[d])
+    return dims
 
 
 def load(path: Union[str, os.PathLike]) -> LoadedModule:

@@ -19,6 +19,7 @@ from ..ir import types as T
 from ..ir.attributes import ArrayAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
+from ..passes.input.map_dynamic_dims import dynamic_dims_of
 from ..passes.pass_base import PassContext
 from ..tools import report as reporting
 from .base import Target
@@ -129,6 +130,112 @@ def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int,
     return checks
 
 
+def _dynamic_entry(fn: dict, dd: dict) -> None:
+    """Turn the entry of function ``fn`` (a template dict) into the loop over its dynamic
+    dimensions that ``map-dynamic-dims`` (ireec/passes/input/map_dynamic_dims.py) set up:
+    ``dd`` is its ``ireec.dynamic_dims`` (see ``dynamic_dims_of``).
+
+    The public entry takes every dynamic argument dimension as an ``int64_t`` right after
+    its tensor and, per result with dynamic dimensions, an ``int64_t *result<j>_shape`` it
+    fills (NULL: not wanted). It refuses negative extents, unequal extents of unified
+    dimensions and failed shape assertions (INVALID_ARGUMENT), then calls the static slice
+    program once per point of the symbols' iteration space (nested loops in symbol order;
+    a zero extent calls nothing), each tensor's pointer offset by its linearised index over
+    its own symbols times its slice's element count."""
+    nargs, nres = len(fn["args"]), len(fn["results"])
+    arg_dims = dd["arg_dims"]
+    rep: Dict[int, int] = {}  # symbol -> index in arg_dims of the dimension giving it
+    for k, (_i, _d, s) in enumerate(arg_dims):
+        rep.setdefault(s, k)
+    dim_name = [f"input{i}_dim{d}" for i, d, _s in arg_dims]
+    sym_val = [f"s{s}" for s in range(len(dd["symbols"]))]
+    tensor_syms = dd["args"] + dd["results"]
+    for t, syms in zip(fn["args"] + fn["results"], tensor_syms):
+        t["symbols"] = syms
+        if syms:
+            t["shape"] = [-1] * len(syms) + t["shape"][len(syms):]
+            t["type"] = "tensor<" + "".join(("?" if x < 0 else str(x)) + "x" for x in t["shape"]) + t["type_name"] + ">"
+    index = {(a, d): k for k, (a, d, _s) in enumerate(arg_dims)}
+    for i, t in enumerate(fn["args"]):
+        t["dynamic_dims"] = [index.get((i, d), -1) for d in range(t["rank"])]
+    for t in fn["results"]:
+        t["dynamic_dims"] = [rep[s] for s in t["symbols"]] + [-1] * (t["rank"] - len(t["symbols"]))
+    for t in fn["args"] + fn["results"]:
+        if not t["symbols"]:
+            t["dynamic_dims"] = None
+    params, names = fn["params"], fn["param_names"]
+    new_params: List[str] = []
+    new_names: List[str] = []
+    checks: List[str] = []
+    call_args: List[str] = []
+    for i in range(nargs):
+        new_params.append(params[i])
+        new_names.append(names[i])
+        call_args.append(fn["call_args"][i])
+        extent = " * ".join(dim_name[rep[s]] for s in fn["args"][i]["symbols"])
+        for k, (a, d, s) in enumerate(arg_dims):
+            if a == i:
+                new_params.append(f"int64_t {dim_name[k]}")
+                new_names.append(dim_name[k])
+                call_args.append(f"dims[{k}]")
+        if fn["args"][i]["byte_size"] > 0:
+            checks.append(f"({names[i]} == NULL && {extent} != 0)" if extent else f"{names[i]} == NULL")
+    for j in range(nres):
+        t = fn["results"][j]
+        new_params.append(params[nargs + j])
+        new_names.append(names[nargs + j])
+        call_args.append(fn["call_args"][nargs + j])
+        extent = " * ".join(dim_name[rep[s]] for s in t["symbols"])
+        if t["symbols"]:
+            new_params.append(f"int64_t *result{j}_shape")
+            new_names.append(f"result{j}_shape")
+            call_args.append("NULL")
+        if t["byte_size"] > 0:
+            checks.append(f"({names[nargs + j]} == NULL && {extent} != 0)" if extent else f"{names[nargs + j]} == NULL")
+    new_params += params[nargs + nres:]
+    new_names += names[nargs + nres:]
+    call_args += fn["call_args"][nargs + nres:]
+    checks = [f"{n} < 0" for n in dim_name] + [
+        f"{dim_name[k]} != {dim_name[rep[s]]}" for k, (_a, _d, s) in enumerate(arg_dims) if rep[s] != k] + [
+        f"!({dim_name[rep[s]]} {op} {c})" for s, op, c in dd["checks"]] + checks + [
+        c for c in fn["checks"] if "workspace" in c]
+    lines = [f"const int64_t {sym_val[s]} = {dim_name[k]};" for s, k in sorted(rep.items())]
+    for j, t in enumerate(fn["results"]):
+        if t["symbols"]:
+            sizes = [sym_val[s] for s in t["symbols"]] + [str(x) for x in t["shape"][len(t["symbols"]):]]
+            fill = " ".join(f"result{j}_shape[{d}] = {x};" for d, x in enumerate(sizes))
+            lines.append(f"if (result{j}_shape != NULL) {{ {fill} }}")
+    nsym = len(dd["symbols"])
+    for s in range(nsym):
+        lines.append("  " * s + f"for (int64_t i{s} = 0; i{s} < {sym_val[s]}; ++i{s}) {{")
+    impl: List[str] = []
+    for k, t in enumerate(fn["args"] + fn["results"]):
+        name = names[k]
+        syms = t["symbols"]
+        if not syms:
+            impl.append(name)
+            continue
+        index = f"i{syms[0]}"
+        for s in syms[1:]:
+            index = f"({index}) * {sym_val[s]} + i{s}"
+        scale = f" * {t['element_count']}" if t["element_count"] != 1 else ""
+        impl.append(f"{name} + ({index}){scale}")
+    impl += fn["impl_args"][nargs + nres:]
+    ind = "  " * nsym
+    lines.append(ind + f"ireec_status_t status = {fn['c_name']}_impl({', '.join(impl)});")
+    lines.append(ind + "if (status != IREEC_STATUS_OK) {")
+    lines.append(ind + "  return status;")
+    lines.append(ind + "}")
+    for s in reversed(range(nsym)):
+        lines.append("  " * s + "}")
+    for t, syms in zip(fn["args"] + fn["results"], tensor_syms):
+        if syms:
+            t["bytes_c"] = " * ".join([f"(size_t){dim_name[rep[s]]}" for s in syms] + [str(t["byte_size"])])
+    fn.update({"params": new_params, "param_names": new_names, "checks": checks,
+               "call_args": call_args, "entry_lines": lines, "num_dims": len(arg_dims),
+               "dim_params": [f"int64_t {n}" for n in dim_name], "dim_names": dim_name})
+
+
 class CTarget(Target):
     """Portable single-threaded C: the workgroups of a dispatch run in a plain loop nest.
 
@@ -214,7 +321,15 @@ class CTarget(Target):
                     "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
                     "checks": _argument_checks(pname, args + results, workspace_size, common_macro(mod)),
                     "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
+                    "num_dims": 0, "entry_lines": None, "loc": f.loc,
                 })
+                for t in args + results:
+                    t["dynamic_dims"] = None
+                    t["bytes_c"] = str(t["byte_size"])
+                if "ireec.dynamic_dims" in f.attributes:
+                    _dynamic_entry(functions[-1], dynamic_dims_of(f))
+                    fn = functions[-1]
+                    fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
         pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
 

@@ -194,10 +194,18 @@ class CUDATarget(CTarget):
         common["uses_copy"] = any("ireec_cuda_copy(" in fn["body"] for fn in common["functions"])
         for fn in common["functions"]:
             n = len(fn["tensors"])
-            fn["host_params"] = fn["params"][:n]
-            fn["host_names"] = fn["param_names"][:n]
+            # Tensors, then (dynamic functions) their extents and result shape arrays; the
+            # host entry takes them all but the workspace and the stream.
+            host = [(p, q) for p, q in zip(fn["params"], fn["param_names"]) if q not in ("workspace", "stream")]
+            fn["host_params"] = [p for p, _q in host]
+            fn["host_names"] = ([f"input{i}" for i in range(len(fn["args"]))] +
+                                [f"result{j}" for j in range(len(fn["results"]))])
             fn["device_names"] = [f"d_{p}" for p in fn["host_names"]]
             fn["device_types"] = [t.strip() for t in fn["param_types"][:n]]
+            device = {h: f"({t}){d}" for h, d, t in zip(fn["host_names"], fn["device_names"], fn["device_types"])}
+            fn["device_call_args"] = [device.get(q, q) for _p, q in host] + ["d_workspace", "stream"]
+            fn["host_call_args"] = [a for a in fn["call_args"] if a != "workspace"]
+            fn["host_checks"] = [c for c in fn["checks"] if "workspace" not in c]
         return common
 
 

@@ -262,13 +262,17 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
     """
     import numpy as np
 
+    from ..runtime.loader import _dynamic_extents
+
     info = module.info(fn)
-    outs = [np.empty(t.shape, dtype=t.dtype) for t in info.results]
-    module.call(fn, *inputs, out=outs if outs else None)  # checks everything once
+    module.call(fn, *inputs)  # checks everything once
     arrays = []
     for t, a in zip(info.args, inputs):
-        arr = np.asarray(a, dtype=t.dtype).reshape(t.shape)
+        arr = np.asarray(a, dtype=t.dtype)
+        arr = arr.reshape(t.shape) if all(d >= 0 for d in t.shape) else arr
         arrays.append(arr if arr.flags.c_contiguous else arr.copy(order="C"))
+    dims = _dynamic_extents(info, arrays) if len(arrays) == len(info.args) else []
+    outs = [np.empty(t.resolve(dims), dtype=t.dtype) for t in info.results]
     ffi = getattr(module, "_ffi", None)
     call = getattr(module, "_calls", {}).get(fn)
     workspace = getattr(module, "_workspace_ptr", None)
@@ -286,11 +290,12 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
         resv[i] = ffi.cast("void *", r.ctypes.data)
     args_p = ffi.cast("const void *const *", argv)
     results_p = ffi.cast("void *const *", resv)
-    keep = (arrays, outs, argv, resv)  # the pointers above point into these
+    dimv = ffi.new("int64_t[]", dims) if dims else ffi.NULL
+    keep = (arrays, outs, argv, resv, dimv)  # the pointers above point into these
     workspace_size = int(getattr(module, "workspace_size", 0))
 
     def fast_call(keep=keep) -> None:
-        status = call(args_p, results_p, workspace, workspace_size)
+        status = call(args_p, results_p, dimv, workspace, workspace_size)
         if status:
             raise RuntimeError(f"{fn}: call failed with status {status} ({_status_name(status)})")
     return fast_call

@@ -228,7 +228,10 @@ def function_report(name: str, plan: dict, stacks: dict, flops: Mapping[str, int
             "stack_bytes": st.get("stack_bytes", 0), "loc": st.get("loc"),
             "flops": sum(d["flops"] for d in dispatches),
             "bytes_moved": sum(d["bytes_moved"] for d in dispatches),
-            "dispatches": dispatches, "buffers": buffers, "peak": peak_of(buffers)}
+            "dispatches": dispatches, "buffers": buffers, "peak": peak_of(buffers),
+            # >0: a program mapped over dynamic dims; FLOPs and bytes are per slice, the arena
+            # is the worst case (the same for every extent).
+            "dynamic_dims": plan.get("dynamic_dims", 0)}
 
 
 def module_report(module: Operation, ctx, files: Optional[Mapping[str, str]] = None) -> dict:
@@ -338,7 +341,9 @@ def to_text(report: dict) -> str:
     for name, fn in report["functions"].items():
         lines.append(f"@{name}: arena {fn['arena_bytes']} B, stack <= {fn['stack_bytes']} B, "
                      f"{fn['flops']} FLOPs, {fn['bytes_moved']} B moved"
-                     + (f", text {fn['text_bytes']} B" if "text_bytes" in fn else ""))
+                     + (f", text {fn['text_bytes']} B" if "text_bytes" in fn else "")
+                     + (" (FLOPs and bytes per slice of the dynamic dimensions; the arena is the "
+                        "worst case, the same for every extent)" if fn.get("dynamic_dims") else ""))
         head = f"  {'dispatch':<52} {'FLOPs':>12} {'bytes moved':>12} {'stack B':>8}"
         has_text = any("text_bytes" in d for d in fn["dispatches"])
         lines.append(head + (f" {'text B':>7}" if has_text else ""))

@@ -63,24 +63,27 @@ _CRASHING_C = r"""
 #include <signal.h>
 #include "ireec_runtime.h"
 
-static ireec_status_t crashy_call_segv(const void *const *a, void *const *r, void *ws, int64_t n) {
+static ireec_status_t crashy_call_segv(const void *const *a, void *const *r, const int64_t *dims, void *ws, int64_t n) {
+  (void)dims;
   (void)a; (void)r; (void)ws; (void)n;
   raise(SIGSEGV);
   return IREEC_STATUS_OK;
 }
-static ireec_status_t crashy_call_passes(const void *const *a, void *const *r, void *ws, int64_t n) {
+static ireec_status_t crashy_call_passes(const void *const *a, void *const *r, const int64_t *dims, void *ws, int64_t n) {
+  (void)dims;
   (void)a; (void)r; (void)ws; (void)n;
   return IREEC_STATUS_OK;
 }
-static ireec_status_t crashy_call_fpe(const void *const *a, void *const *r, void *ws, int64_t n) {
+static ireec_status_t crashy_call_fpe(const void *const *a, void *const *r, const int64_t *dims, void *ws, int64_t n) {
+  (void)dims;
   (void)a; (void)r; (void)ws; (void)n;
   raise(SIGFPE);
   return IREEC_STATUS_OK;
 }
 static const ireec_function_info_t crashy_functions[] = {
-  {"segv", 0, NULL, 0, NULL, crashy_call_segv, 0},
-  {"passes", 0, NULL, 0, NULL, crashy_call_passes, 0},
-  {"fpe", 0, NULL, 0, NULL, crashy_call_fpe, 0},
+  {"segv", 0, NULL, 0, NULL, crashy_call_segv, 0, 0},
+  {"passes", 0, NULL, 0, NULL, crashy_call_passes, 0, 0},
+  {"fpe", 0, NULL, 0, NULL, crashy_call_fpe, 0, 0},
 };
 const ireec_module_info_t crashy_module_info = {IREEC_ABI_VERSION, "crashy", 3, crashy_functions, 0};
 """

@@ -103,17 +103,17 @@ def test_generic_entry_checks_pointers_and_workspace_size(c):
     res = ffi.new("void *[]", [_ptr(ffi, out)])
     _keep, ws = _aligned(ffi, need)
     cargs, cres = ffi.cast("const void *const *", args), ffi.cast("void *const *", res)
-    assert f.call(ffi.NULL, cres, ws, need) == INVALID_ARGUMENT
-    assert f.call(cargs, ffi.NULL, ws, need) == INVALID_ARGUMENT
-    assert f.call(cargs, cres, ws, need - 1) == INVALID_ARGUMENT  # too small
-    assert f.call(cargs, cres, ws, 0) == INVALID_ARGUMENT
+    assert f.call(ffi.NULL, cres, ffi.NULL, ws, need) == INVALID_ARGUMENT
+    assert f.call(cargs, ffi.NULL, ffi.NULL, ws, need) == INVALID_ARGUMENT
+    assert f.call(cargs, cres, ffi.NULL, ws, need - 1) == INVALID_ARGUMENT  # too small
+    assert f.call(cargs, cres, ffi.NULL, ws, 0) == INVALID_ARGUMENT
     assert out == 0
     # The typed entry's status comes back (a NULL buffer inside args), not always OK.
     bad = ffi.new("void *[]", [_ptr(ffi, a), ffi.NULL])
-    assert f.call(ffi.cast("const void *const *", bad), cres, ws, need) == INVALID_ARGUMENT
-    assert f.call(cargs, cres, ws, need) == OK and out == 3
+    assert f.call(ffi.cast("const void *const *", bad), cres, ffi.NULL, ws, need) == INVALID_ARGUMENT
+    assert f.call(cargs, cres, ffi.NULL, ws, need) == OK and out == 3
     # Functions without arguments, results or workspace accept NULL for all of them.
-    assert calls["nothing"].call(ffi.NULL, ffi.NULL, ffi.NULL, 0) == OK
+    assert calls["nothing"].call(ffi.NULL, ffi.NULL, ffi.NULL, ffi.NULL, 0) == OK
 
 
 def test_loader_raises_status_error_with_the_status_name(mod):

@@ -22,6 +22,14 @@ def is_public(f: Operation) -> bool:
     return v is None or v.value == "public"
 
 
+def _with_dynamic(t: T.TensorType, leading: int) -> T.TensorType:
+    """``t`` with its first ``leading`` dims dynamic (the dims ``ireec-map-dynamic-dims``
+    made 1 in the slice program)."""
+    if not leading:
+        return t
+    return T.TensorType((None,) * leading + tuple(t.shape[leading:]), t.element_type)
+
+
 @register_pass
 class WrapEntryPointsPass(Pass):
     name = "iree-abi-wrap-entry-points"
@@ -87,12 +95,19 @@ class WrapEntryPointsPass(Pass):
                 outs.append(rb.create("hal.tensor.export", [v], [T.BUFFER_VIEW],
                                       {"name": StringAttr(f"output{j}")}).result)
             ret.set_operands(outs)
-        decl_args = ", ".join(f"%input{i}: {t}" for i, t in enumerate(ft.inputs))
-        decl_res = ", ".join(f"%output{j}: {t}" for j, t in enumerate(ft.results))
+        decl_in, decl_out = list(ft.inputs), list(ft.results)
+        dyn = f.attributes.get("ireec.dynamic_dims")
+        if dyn is not None:  # the declaration spells the dims the slice program maps over
+            d = dyn.as_dict()
+            decl_in = [_with_dynamic(t, len(a.value)) for t, a in zip(decl_in, d["args"])]
+            decl_out = [_with_dynamic(t, len(r.value)) for t, r in zip(decl_out, d["results"])]
+        decl_args = ", ".join(f"%input{i}: {t}" for i, t in enumerate(decl_in))
+        decl_res = ", ".join(f"%output{j}: {t}" for j, t in enumerate(decl_out))
         f.attributes["function_type"] = TypeAttr(T.FunctionType(
             tuple(T.BUFFER_VIEW for _ in ft.inputs), tuple(T.BUFFER_VIEW for _ in ft.results)))
         f.attributes["iree.abi.stub"] = UnitAttr()
         f.attributes["iree.reflection"] = DictAttr((("iree.abi.declaration", StringAttr(
             f"sync func @{func_name(f)}({decl_args}) -> ({decl_res})")),))
-        # The original tensor signature, kept for code generation (names, shapes, types).
+        # The original tensor signature, kept for code generation (names, shapes, types);
+        # with dynamic dims mapped over, that of one slice.
         f.attributes["ireec.abi.tensor_type"] = TypeAttr(ft)

@@ -312,6 +312,10 @@ class ScheduleAllocationPass(Pass):
         for f in defined_functions(module):
             if "iree.abi.stub" in f.attributes:
                 plan = report[func_name(f)] = self.plan(f)
+                if "ireec.dynamic_dims" in f.attributes:
+                    # One static slice per point of the dynamic dims (map-dynamic-dims): the
+                    # arena is the need of every extent, i.e. the worst case.
+                    plan["dynamic_dims"] = len(f.attributes["ireec.dynamic_dims"].as_dict()["arg_dims"].value)
                 f.attributes["stream.memory_plan"] = DictAttr(tuple(
                     (k, IntegerAttr(plan[k], T.index)) for k in
                     ("arena_bytes", "lower_bound_bytes", "transient_sum_bytes")))

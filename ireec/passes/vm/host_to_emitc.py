@@ -132,12 +132,15 @@ class _HostLowering:
                 self.lower(op)
         if not blocks[-1].ops or blocks[-1].ops[-1].name != "func.return":
             self.b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
-        return Operation("emitc.func", attributes={
+        attrs = {
             "sym_name": StringAttr(f"{self.module_name}_{c_ident(fname)}"), "params": _str_array(params),
             "param_types": _str_array([t for t, _n in pdecls]), "param_names": _str_array([n for _t, n in pdecls]),
             "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
-        }, regions=[Region([self.out])], loc=f.loc)
+        }
+        if "ireec.dynamic_dims" in f.attributes:  # the entry loops over the slice (map-dynamic-dims)
+            attrs["ireec.dynamic_dims"] = f.attributes["ireec.dynamic_dims"]
+        return Operation("emitc.func", attributes=attrs, regions=[Region([self.out])], loc=f.loc)
 
     def address(self, op: Operation, res: Value, indices) -> str:
         """``base + offset + sum(index * stride) * element bytes`` of the resource element

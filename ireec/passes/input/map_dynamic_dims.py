@@ -1,0 +1,832 @@
+"""Dynamic dimensions of public functions become a loop of the entry point around one static
+slice program.
+
+ireec-specific: this pass has no IREE counterpart. IREE carries dynamic dimensions through
+flow and stream as SSA values (``flow.tensor.tie_shape``, dynamic workgroup counts, a
+run-time allocator). ireec generates runtimeless C with a static memory plan, so it takes
+another route that covers what exporters actually produce: a dimension left open by
+``jax.export`` symbolic shapes or torch-mlir's dynamic batch is almost always a *map*
+dimension, one every op treats independently (convolution batch, matmul rows, elementwise
+work, reductions over other dimensions). Such a program is compiled **once, statically, for
+one slice** (each dynamic dimension = 1), and the generated entry point loops over the
+dynamic extents, calling the slice program with offset pointers. The arena does not depend
+on the extents (``<M>_WORKSPACE_SIZE`` is exact for every batch, no bound is needed), the
+kernels are the static ones, and any extent works at run time.
+
+Analysis. Each dynamic dimension of a public function argument is a *symbol* (argument i,
+dimension j). Ops that force two dimensions equal (elementwise ops on two batched values,
+``dot_general`` batching dims, concatenation...) unify symbols (union-find); the entry point
+checks at run time that unified dimensions have equal extents (else
+``IREEC_STATUS_INVALID_ARGUMENT``). Per value the pass tracks which dimensions carry which
+symbol, through a table of rules keyed by op name (:data:`RULES`), and per *shape value*
+(``get_dimension_size``, ``tensor.dim`` and the reshapes, concatenations, conversions and
+multiplications of them) its entries as ``k * symbol`` or constants. Symbol dimensions must
+stay a leading prefix of every tensor (so a slice is a contiguous block), must never be
+reduced, contracted, windowed, sliced or concatenated along, and shape values may only feed
+shape operands (``dynamic_broadcast_in_dim``, ``dynamic_reshape``, ``dynamic_iota``,
+``tensor.empty``, ``tensor.expand_shape``) and JAX's ``stablehlo.custom_call
+@shape_assertion``. TOSA: elementwise ops, ``matmul``, convolutions, pools and reductions
+over other dimensions with a dynamic batch. Anything else is a CompileError at the op naming the dimension and why.
+
+JAX's shape assertions of the form ``compare(dim, constant)`` become entry-time checks
+(INVALID_ARGUMENT when they fail); any other assertion is dropped: the slice program does
+not read the extents, so an assertion about them cannot change what it computes.
+
+Rewrite. Every symbol ``?`` becomes 1 and every shape value of symbols becomes a constant,
+so ``stablehlo-canonicalize-dynamism``, ``stablehlo-refine-shapes`` and ``canonicalize``
+make the program static. The public function gets ``ireec.dynamic_dims``, a dictionary:
+``symbols`` (per symbol the [argument, dimension] it is read from), ``arg_dims`` (every
+dynamic argument dimension as [argument, dimension, symbol], in order: the ``int64_t``
+parameters of the C entry), ``args`` / ``results`` (per tensor the symbols of its leading
+dimensions) and ``checks`` (per shape assertion [symbol, comparison, constant]).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ...dialects import linalg as L
+from ...dialects import stablehlo as shlo
+from ...dialects.func import func_type, is_declaration
+from ...dialects.registry import has_trait
+from ...dialects.tensor import K_DYNAMIC, reassociation, static_list
+from ...ir import types as T
+from ...ir.affine import AffineBinary, AffineDim, AffineExpr
+from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, DictAttr,
+                              IntegerAttr, StringAttr, TypeAttr)
+from ...ir.core import Builder, Operation, Value
+from ...ir.diagnostics import CompileError
+from ..abi.wrap_entry_points import is_public
+from ..pass_base import Pass, PassContext, functions, register_pass
+
+#: One entry of a shape value: ``(k, s)`` is ``k * extent(symbol s)``, ``(c, None)`` the
+#: constant c; None: computed from symbols in a way the pass does not follow.
+Entry = Optional[Tuple[int, Optional[int]]]
+
+WHY = "ireec maps programs over dynamic dimensions (compiling one static slice)"
+
+
+class _State:
+    """Union-find over symbols plus the per-value facts of one function."""
+
+    def __init__(self, f: Operation):
+        self.f = f
+        self.parent: List[int] = []
+        self.origin: List[Tuple[int, int]] = []          # symbol -> (arg, dim)
+        self.dims: Dict[Value, Dict[int, int]] = {}        # tensor value -> {dim: symbol}
+        self.shape: Dict[Value, List[Entry]] = {}          # shape value -> entries
+        self.checks: List[Tuple[int, str, int]] = []
+        self.assertions: List[Operation] = []
+        self.predicates: Dict[Value, Operation] = {}       # compare of shape values
+
+    # -- symbols -----------------------------------------------------------
+    def new_symbol(self, arg: int, dim: int) -> int:
+        self.parent.append(len(self.parent))
+        self.origin.append((arg, dim))
+        return len(self.parent) - 1
+
+    def find(self, s: int) -> int:
+        while self.parent[s] != s:
+            self.parent[s] = self.parent[self.parent[s]]
+            s = self.parent[s]
+        return s
+
+    def union(self, a: int, b: int) -> int:
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+        return min(a, b)
+
+    # -- facts ---------------------------------------------------------------
+    def syms(self, v: Value) -> Dict[int, int]:
+        return {d: self.find(s) for d, s in self.dims.get(v, {}).items()}
+
+    def set_dims(self, op: Operation, v: Value, dims: Dict[int, int]) -> None:
+        """Record that ``v``'s dims carry ``dims``; CompileError unless they are dynamic
+        dims of its type forming a leading prefix."""
+        if not dims:
+            return
+        shape = getattr(v.type, "shape", None)
+        for d in sorted(dims):
+            if shape is None or d >= len(shape) or shape[d] is not None:
+                raise CompileError(f"'{op.name}': dimension {d} of this result follows a dynamic "
+                                   f"dimension of an argument but has a static size in {v.type}; "
+                                   f"{WHY} and cannot follow it", op.loc)
+        if sorted(dims) != list(range(len(dims))):
+            bad = min(set(range(max(dims) + 1)) - set(dims))
+            raise CompileError(f"'{op.name}': dynamic dimension {max(dims)} of this result is not in "
+                               f"the leading prefix of dynamic dimensions (dimension {bad} before it "
+                               f"is not one); {WHY} and needs them leading", op.loc)
+        self.dims[v] = dict(dims)
+
+    def entries(self, op: Operation, v: Value) -> List[Entry]:
+        """The shape entries of ``v``: tracked, or read from an integer constant."""
+        if v in self.shape:
+            return self.shape[v]
+        o = v.owner
+        if isinstance(o, Operation) and o.name in ("stablehlo.constant", "arith.constant"):
+            a = o.attributes.get("value")
+            if isinstance(a, DenseElementsAttr) and isinstance(a.type.element_type, (T.IntegerType, T.IndexType)):
+                return [(int(x), None) for x in a.int_list()]
+            if isinstance(a, IntegerAttr):
+                return [(int(a.value), None)]
+        return [None]
+
+
+# ============================================================================= rules
+# Each rule reads the operands' facts from the state and records the results'; it raises
+# CompileError for what the slice program cannot compute.
+
+Rule = Callable[[_State, Operation], None]
+
+
+def _elementwise(st: _State, op: Operation) -> None:
+    """Result dim p carries the symbol of every full-rank operand at p (unified); operands
+    of rank 0, or of size 1 there in ops that broadcast (TOSA), are the same for every slice."""
+    broadcasting = has_trait(op, "broadcasting")
+    out: Dict[int, int] = {}
+    for r in op.results:
+        rank = len(getattr(r.type, "shape", None) or ())
+        for v in op.operands:
+            for d, s in st.syms(v).items():
+                out[d] = st.union(out[d], s) if d in out else s
+        for v in op.operands:
+            shp = getattr(v.type, "shape", None)
+            if not shp or len(shp) != rank:
+                continue
+            for d in out:
+                if shp[d] == 1 and broadcasting:
+                    continue
+                if d not in st.syms(v):
+                    raise CompileError(f"'{op.name}': dimension {d} of operand #{op.operands.index(v)} "
+                                       f"({v.type}) meets a dynamic argument dimension it does not "
+                                       f"follow; {WHY} and cannot prove them equal", op.loc)
+    for r in op.results:
+        st.set_dims(op, r, out)
+
+
+def _shape_entries_to_dims(st: _State, op: Operation, entries: List[Entry], what: str) -> Dict[int, int]:
+    """Result dims given by shape ``entries``: ``1 * symbol`` carries the symbol, a constant is
+    static; anything else is refused."""
+    out: Dict[int, int] = {}
+    for i, e in enumerate(entries):
+        if e is None:
+            raise CompileError(f"'{op.name}': size {i} of the {what} is computed from a dynamic "
+                               f"dimension in a way ireec does not follow; {WHY}", op.loc)
+        k, s = e
+        if s is None:
+            continue
+        if k != 1:
+            raise CompileError(f"'{op.name}': size {i} of the {what} is {k} times a dynamic "
+                               f"dimension; {WHY} and cannot merge or split one", op.loc)
+        out[i] = s
+    return out
+
+
+def _broadcast_in_dim(st: _State, op: Operation) -> None:
+    """Operand dim j → result dim ``broadcast_dimensions[j]``; a ``dynamic_broadcast_in_dim``
+    gives the result's symbols through its shape operand (new or size-1 operand dims: the
+    operand is the same for every slice)."""
+    bd = shlo.i64_list(op.attributes.get("broadcast_dimensions"))
+    out = {bd[d]: s for d, s in st.syms(op.operands[0]).items()}
+    if op.name == "stablehlo.dynamic_broadcast_in_dim":
+        for d, s in _shape_entries_to_dims(st, op, st.entries(op, op.operands[1]), "output shape").items():
+            out[d] = st.union(out[d], s) if d in out else s
+        for d, s in st.syms(op.operands[0]).items():
+            if bd[d] not in out:
+                raise CompileError(f"'{op.name}': dynamic dimension {d} of the operand is broadcast to "
+                                   f"a static size; {WHY}", op.loc)
+    st.set_dims(op, op.results[0], out)
+
+
+def _reshape(st: _State, op: Operation) -> None:
+    """The operand's leading symbol dims stay the result's leading dims, unmerged; the rest
+    reshapes statically (equal element counts)."""
+    src = st.syms(op.operands[0])
+    k = len(src)
+    rt = op.results[0].type
+    out: Dict[int, int] = {}
+    if op.name == "stablehlo.dynamic_reshape":
+        out = _shape_entries_to_dims(st, op, st.entries(op, op.operands[1]), "output shape")
+    else:
+        out = {d: None for d in range(len(rt.shape)) if rt.shape[d] is None and d < k}
+    if not k and not out:
+        return
+    if sorted(out) != list(range(k)):
+        raise CompileError(f"'{op.name}': the reshape moves, merges or splits a dynamic dimension "
+                           f"(operand {op.operands[0].type}, result {rt}); {WHY} and keeps them as "
+                           f"the leading dimensions", op.loc)
+    rest_in = op.operands[0].type.shape[k:]
+    rest_out = rt.shape[k:]
+    if op.name == "stablehlo.dynamic_reshape":
+        rest_out = [e[0] for e in st.entries(op, op.operands[1])[k:]]
+    if None in rest_in or None in rest_out or int(np.prod(rest_in)) != int(np.prod(rest_out)):
+        raise CompileError(f"'{op.name}': the reshape moves, merges or splits a dynamic dimension "
+                           f"(operand {op.operands[0].type}, result {rt}); {WHY}", op.loc)
+    st.set_dims(op, op.results[0], {d: (st.union(src[d], out[d]) if out[d] is not None else src[d])
+                                    for d in range(k)})
+
+
+def _transpose(st: _State, op: Operation) -> None:
+    perm = shlo.i64_list(op.attributes.get("permutation"))
+    src = st.syms(op.operands[0])
+    out = {i: src[p] for i, p in enumerate(perm) if p in src}
+    st.set_dims(op, op.results[0], out)
+
+
+def _dot_general(st: _State, op: Operation) -> None:
+    """Batching dims, then lhs free dims, then rhs free dims; contracting a dynamic dim is
+    refused."""
+    if op.name == "stablehlo.dot":
+        lr = len(op.operands[0].type.shape)
+        d = {"lhs_batching_dimensions": [], "rhs_batching_dimensions": [],
+             "lhs_contracting_dimensions": [lr - 1], "rhs_contracting_dimensions": [0]}
+    else:
+        d = shlo.dot_dimension_numbers(op)
+    lhs, rhs = st.syms(op.operands[0]), st.syms(op.operands[1])
+    lb, rb = d["lhs_batching_dimensions"], d["rhs_batching_dimensions"]
+    lc, rc = d["lhs_contracting_dimensions"], d["rhs_contracting_dimensions"]
+    for side, syms, con in (("lhs", lhs, lc), ("rhs", rhs, rc)):
+        for dim in syms:
+            if dim in con:
+                raise CompileError(f"'{op.name}': dynamic dimension {dim} of the {side} is "
+                                   f"contracted; {WHY} and cannot reduce one", op.loc)
+    out: Dict[int, int] = {}
+    for i, (a, b) in enumerate(zip(lb, rb)):
+        if a in lhs and b in rhs:
+            out[i] = st.union(lhs[a], rhs[b])
+        elif a in lhs or b in rhs:
+            raise CompileError(f"'{op.name}': batching dimension {i} is dynamic on one side only; "
+                               f"{WHY} and cannot prove them equal", op.loc)
+    n = len(lb)
+    lfree = [i for i in range(len(op.operands[0].type.shape)) if i not in lb and i not in lc]
+    rfree = [i for i in range(len(op.operands[1].type.shape)) if i not in rb and i not in rc]
+    for j, i in enumerate(lfree):
+        if i in lhs:
+            out[n + j] = lhs[i]
+    for j, i in enumerate(rfree):
+        if i in rhs:
+            out[n + len(lfree) + j] = rhs[i]
+    st.set_dims(op, op.results[0], out)
+
+
+def _convolution(st: _State, op: Operation) -> None:
+    """Only the input batch dimension may be dynamic; it becomes the output batch."""
+    dn = shlo.conv_dimension_numbers(op)
+    lhs, rhs = st.syms(op.operands[0]), st.syms(op.operands[1])
+    if rhs:
+        raise CompileError(f"'{op.name}': dynamic dimension {min(rhs)} of the kernel; {WHY} and "
+                           f"supports a dynamic input batch only", op.loc)
+    for d in lhs:
+        if d != dn["input_batch_dimension"]:
+            raise CompileError(f"'{op.name}': dynamic dimension {d} of the input is not its batch "
+                               f"dimension; {WHY} and supports a dynamic input batch only", op.loc)
+    if lhs and int(getattr(op.attributes.get("batch_group_count"), "value", 1)) != 1:
+        raise CompileError(f"'{op.name}': a dynamic batch with batch_group_count > 1; {WHY}", op.loc)
+    out = {dn["output_batch_dimension"]: s for s in lhs.values()}
+    st.set_dims(op, op.results[0], out)
+
+
+def _reduce(st: _State, op: Operation) -> None:
+    """Dynamic dims must not be reduced; the kept dims renumber."""
+    n = len(op.results)
+    red = set(shlo.i64_list(op.attributes.get("dimensions")))
+    out: Dict[int, int] = {}
+    for v in op.operands[:n]:
+        syms = st.syms(v)
+        for d, s in syms.items():
+            if d in red:
+                raise CompileError(f"'{op.name}': dynamic dimension {d} of this operand is reduced; "
+                                   f"{WHY} and cannot reduce one", op.loc)
+            nd = d - sum(1 for r in red if r < d)
+            out[nd] = st.union(out[nd], s) if nd in out else s
+    for r in op.results:
+        st.set_dims(op, r, out)
+
+
+def _reduce_window(st: _State, op: Operation) -> None:
+    """Window 1, stride 1, no padding or dilation on every dynamic dim."""
+    n = len(op.results)
+    a = op.attributes
+    out: Dict[int, int] = {}
+    for v in op.operands[:n]:
+        for d, s in st.syms(v).items():
+            ok = shlo.i64_list(a.get("window_dimensions"))[d] == 1
+            for key, neutral in (("window_strides", 1), ("base_dilations", 1), ("window_dilations", 1)):
+                if key in a and shlo.i64_list(a[key])[d] != neutral:
+                    ok = False
+            if "padding" in a and any(shlo.i64_list(a["padding"])[2 * d:2 * d + 2]):
+                ok = False
+            if not ok:
+                raise CompileError(f"'{op.name}': the window spans dynamic dimension {d} (size, "
+                                   f"stride, padding or dilation); {WHY} and needs window 1 there",
+                                   op.loc)
+            out[d] = st.union(out[d], s) if d in out else s
+    for r in op.results:
+        st.set_dims(op, r, out)
+
+
+def _pad(st: _State, op: Operation) -> None:
+    a = op.attributes
+    src = st.syms(op.operands[0])
+    for key in ("edge_padding_low", "edge_padding_high", "interior_padding"):
+        vals = shlo.i64_list(a.get(key))
+        for d in src:
+            if vals[d]:
+                raise CompileError(f"'{op.name}': dynamic dimension {d} is padded; {WHY}", op.loc)
+    st.set_dims(op, op.results[0], src)
+
+
+def _concatenate(st: _State, op: Operation) -> None:
+    dim = int(op.attributes["dimension"].value)
+    for v in op.operands:
+        if dim in st.syms(v):
+            raise CompileError(f"'{op.name}': concatenation along dynamic dimension {dim}; {WHY}",
+                               op.loc)
+    _elementwise(st, op)
+
+
+def _iota(st: _State, op: Operation) -> None:
+    dim = int(op.attributes["iota_dimension"].value)
+    out: Dict[int, int] = {}
+    if op.name == "stablehlo.dynamic_iota":
+        out = _shape_entries_to_dims(st, op, st.entries(op, op.operands[0]), "output shape")
+    if dim in out:
+        raise CompileError(f"'{op.name}': iota along dynamic dimension {dim}; {WHY} and cannot "
+                           f"number the elements of one", op.loc)
+    st.set_dims(op, op.results[0], out)
+
+
+def _tosa_batch(st: _State, op: Operation) -> None:
+    """TOSA ops with a leading batch (``matmul``: both operands' dim 0, unified; convolutions
+    and pools: the input's dim 0): only that dimension may be dynamic; it stays the result's
+    dim 0."""
+    batched = op.operands[:2] if op.name == "tosa.matmul" else op.operands[:1]
+    out: Dict[int, int] = {}
+    for i, v in enumerate(op.operands):
+        for d, s in st.syms(v).items():
+            if v not in batched or d != 0:
+                raise CompileError(f"'{op.name}': dynamic dimension {d} of operand #{i} is not its "
+                                   f"batch; {WHY} and supports a dynamic batch only", op.loc)
+            out[0] = st.union(out[0], s) if 0 in out else s
+    if op.name == "tosa.matmul" and out and not all(0 in st.syms(v) for v in batched):
+        raise CompileError(f"'{op.name}': the batch is dynamic on one operand only; {WHY} and "
+                           f"cannot prove them equal", op.loc)
+    st.set_dims(op, op.results[0], out)
+
+
+def _tosa_reduce(st: _State, op: Operation) -> None:
+    """``tosa.reduce_*``: the reduced ``axis`` must not be dynamic (the rank is kept)."""
+    axis = int(op.attributes["axis"].value)
+    src = st.syms(op.operands[0])
+    if axis in src:
+        raise CompileError(f"'{op.name}': dynamic dimension {axis} of this operand is reduced; "
+                           f"{WHY} and cannot reduce one", op.loc)
+    st.set_dims(op, op.results[0], src)
+
+
+def _get_dimension_size(st: _State, op: Operation) -> None:
+    d = int(op.attributes["dimension"].value)
+    syms = st.syms(op.operands[0])
+    if d in syms:
+        st.shape[op.results[0]] = [(1, syms[d])]
+    else:
+        size = op.operands[0].type.shape[d]
+        st.shape[op.results[0]] = [(size, None) if size is not None else None]
+
+
+def _tensor_dim(st: _State, op: Operation) -> None:
+    idx = st.entries(op, op.operands[1])[0]
+    syms = st.syms(op.operands[0])
+    if idx is None or idx[1] is not None:
+        if syms:
+            raise CompileError(f"'{op.name}': a non-constant dimension index on a tensor with "
+                               f"dynamic dimensions; {WHY}", op.loc)
+        return
+    d = idx[0]
+    if d in syms:
+        st.shape[op.results[0]] = [(1, syms[d])]
+    elif syms:
+        size = op.operands[0].type.shape[d]
+        st.shape[op.results[0]] = [(size, None) if size is not None else None]
+
+
+def _shape_passthrough(st: _State, op: Operation) -> None:
+    """Reshapes and conversions of shape values keep their entries."""
+    if op.operands[0] in st.shape:
+        st.shape[op.results[0]] = list(st.shape[op.operands[0]])
+    elif st.syms(op.operands[0]):
+        # a tensor with dynamic dims (not a shape value)
+        if op.name in ("stablehlo.reshape",):
+            _reshape(st, op)
+        elif op.name == "stablehlo.convert":
+            _elementwise(st, op)
+        else:
+            _unsupported(st, op)
+
+
+def _shape_concatenate(st: _State, op: Operation) -> None:
+    if any(v in st.shape for v in op.operands) and len(op.results[0].type.shape) == 1:
+        entries: List[Entry] = []
+        for v in op.operands:
+            entries += st.entries(op, v)
+        st.shape[op.results[0]] = entries
+    else:
+        _concatenate(st, op)
+
+
+def _shape_arith(st: _State, op: Operation) -> None:
+    """Multiplication by a constant keeps ``k * symbol``; other arithmetic on shape values
+    gives entries the pass does not follow (refused where a shape operand reads them)."""
+    if not any(v in st.shape for v in op.operands):
+        if any(st.syms(v) for v in op.operands):
+            _elementwise(st, op)
+        return
+    ea = st.entries(op, op.operands[0])
+    eb = st.entries(op, op.operands[1]) if len(op.operands) > 1 else ea
+    out: List[Entry] = []
+    mul = op.name in ("stablehlo.multiply", "arith.muli")
+    for a, b in zip(ea, eb if len(eb) == len(ea) else eb * len(ea)):
+        if a is None or b is None:
+            out.append(None)
+        elif mul and (a[1] is None or b[1] is None):
+            out.append((a[0] * b[0], a[1] if a[1] is not None else b[1]))
+        elif a[1] is None and b[1] is None and op.name in ("stablehlo.add", "arith.addi"):
+            out.append((a[0] + b[0], None))
+        else:
+            out.append(None)
+    st.shape[op.results[0]] = out
+
+
+def _compare(st: _State, op: Operation) -> None:
+    """A compare of shape values is a shape predicate (for shape assertions)."""
+    if any(v in st.shape for v in op.operands):
+        st.shape[op.results[0]] = [None]
+        st.predicates[op.results[0]] = op
+    else:
+        _elementwise(st, op)
+
+
+_ASSERT_DIRECTIONS = {"GE": ">=", "GT": ">", "LE": "<=", "LT": "<", "EQ": "==", "NE": "!="}
+
+
+def _custom_call(st: _State, op: Operation) -> None:
+    """``@shape_assertion(pred, ...)``: ``compare(1 * symbol, constant)`` becomes an entry
+    check; other predicates are dropped (see the module docstring)."""
+    target = op.attributes.get("call_target_name")
+    if target is None or target.value != "shape_assertion":
+        _unsupported(st, op)
+        return
+    cmp = st.predicates.get(op.operands[0]) if op.operands else None
+    if cmp is not None:
+        direction = shlo.enum_value(cmp.attributes.get("comparison_direction"))
+        a, b = (st.entries(cmp, v)[0] for v in cmp.operands)
+        if a and b and a[0] == 1 and a[1] is not None and b[1] is None and direction in _ASSERT_DIRECTIONS:
+            st.checks.append((a[1], _ASSERT_DIRECTIONS[direction], b[0]))
+    st.assertions.append(op)
+
+
+def _tensor_empty(st: _State, op: Operation) -> None:
+    shape = op.results[0].type.shape
+    dyn = [d for d in range(len(shape)) if shape[d] is None]
+    entries = [st.entries(op, v)[0] for v in op.operands]
+    out: Dict[int, int] = {}
+    for d, v, e in zip(dyn, op.operands, entries):
+        if v not in st.shape:
+            continue
+        got = _shape_entries_to_dims(st, op, [e], "sizes")
+        if 0 in got:
+            out[d] = got[0]
+    if out:
+        st.set_dims(op, op.results[0], out)
+
+
+def _tensor_cast(st: _State, op: Operation) -> None:
+    st.set_dims(op, op.results[0], st.syms(op.operands[0]))
+
+
+def _collapse_expand(st: _State, op: Operation) -> None:
+    """Each dynamic dim sits alone in its reassociation group, so it stays leading."""
+    groups = reassociation(op)
+    src = st.syms(op.operands[0])
+    collapse = op.name == "tensor.collapse_shape"
+    out: Dict[int, int] = {}
+    for gi, g in enumerate(groups):
+        if collapse:
+            hit = [d for d in g if d in src]
+            if hit and len(g) != 1:
+                raise CompileError(f"'{op.name}': dynamic dimension {hit[0]} is collapsed with "
+                                   f"others; {WHY} and keeps it alone", op.loc)
+            if hit:
+                out[gi] = src[hit[0]]
+        elif gi in src:
+            if len(g) != 1:
+                raise CompileError(f"'{op.name}': dynamic dimension {gi} is expanded into several; "
+                                   f"{WHY} and keeps it alone", op.loc)
+            out[g[0]] = src[gi]
+    st.set_dims(op, op.results[0], out)
+
+
+def _expr_dims(e: AffineExpr) -> List[int]:
+    if isinstance(e, AffineDim):
+        return [e.pos]
+    if isinstance(e, AffineBinary):
+        return _expr_dims(e.lhs) + _expr_dims(e.rhs)
+    return []
+
+
+def _structured(st: _State, op: Operation) -> None:
+    """linalg structured ops: a dynamic operand dim must be indexed by a plain parallel loop
+    dim; the result dims indexed by that loop carry its symbol."""
+    if not any(st.syms(v) for v in op.operands):
+        return
+    maps = L.indexing_maps(op)
+    its = L.iterator_types(op)
+    loop: Dict[int, int] = {}
+    for v, m in zip(op.operands, maps):
+        for d, s in st.syms(v).items():
+            e = m.results[d]
+            if not isinstance(e, AffineDim) or its[e.pos] != "parallel":
+                raise CompileError(f"'{op.name}': dynamic dimension {d} of operand "
+                                   f"#{op.operands.index(v)} is not indexed by a parallel loop alone "
+                                   f"({e}); {WHY} and cannot reduce or window one", op.loc)
+            loop[e.pos] = st.union(loop[e.pos], s) if e.pos in loop else s
+    for v, m in zip(op.operands, maps):
+        for k, e in enumerate(m.results):
+            used = [x for x in _expr_dims(e) if x in loop]
+            if used and (not isinstance(e, AffineDim)):
+                raise CompileError(f"'{op.name}': loop d{used[0]} runs over a dynamic dimension and "
+                                   f"also indexes operand #{op.operands.index(v)} through {e}; {WHY}",
+                                   op.loc)
+            if used and k not in st.syms(v):
+                raise CompileError(f"'{op.name}': dimension {k} of operand #{op.operands.index(v)} "
+                                   f"({v.type}) meets a dynamic argument dimension it does not follow; "
+                                   f"{WHY}", op.loc)
+    outs = L.outputs(op)
+    for r, init in zip(op.results, outs):
+        m = maps[op.operands.index(init)]
+        out = {k: loop[e.pos] for k, e in enumerate(m.results) if isinstance(e, AffineDim) and e.pos in loop}
+        st.set_dims(op, r, out)
+
+
+def _return(st: _State, op: Operation) -> None:
+    """Results may carry dynamic dims (map_function records them); shape values returned as
+    data are refused before (:func:`_apply`)."""
+
+
+def _unsupported(st: _State, op: Operation) -> None:
+    """The default rule: an op without a rule may not touch a dynamic dim or a shape value."""
+    for i, v in enumerate(op.operands):
+        syms = st.syms(v)
+        if syms:
+            raise CompileError(f"'{op.name}' on dynamic dimension {min(syms)} of operand #{i} "
+                               f"({v.type}) is not supported; {WHY} and knows no rule for this op",
+                               op.loc)
+        if v in st.shape:
+            raise CompileError(f"'{op.name}': operand #{i} is computed from a dynamic dimension and "
+                               f"used as data; {WHY} and shape values may only give shapes", op.loc)
+    for nested in (o for r in op.regions for b in r.blocks for o in b.ops):
+        for v in nested.operands:
+            if st.syms(v) or v in st.shape:
+                raise CompileError(f"'{op.name}' uses a value with dynamic dimensions inside its "
+                                   f"region; {WHY}", nested.loc)
+
+
+RULES: Dict[str, Rule] = {f"stablehlo.{n}": _elementwise
+                          for n in shlo.UNARY_ELEMENTWISE + shlo.BINARY_ELEMENTWISE}
+RULES.update({
+    "stablehlo.compare": _compare,
+    "stablehlo.select": _elementwise,
+    "stablehlo.clamp": _elementwise,
+    "stablehlo.is_finite": _elementwise,
+    "stablehlo.convert": _shape_passthrough,
+    "stablehlo.reshape": _shape_passthrough,
+    "stablehlo.multiply": _shape_arith,
+    "stablehlo.add": _shape_arith,
+    "stablehlo.concatenate": _shape_concatenate,
+    "stablehlo.broadcast_in_dim": _broadcast_in_dim,
+    "stablehlo.dynamic_broadcast_in_dim": _broadcast_in_dim,
+    "stablehlo.dynamic_reshape": _reshape,
+    "stablehlo.transpose": _transpose,
+    "stablehlo.dot_general": _dot_general,
+    "stablehlo.dot": _dot_general,
+    "stablehlo.convolution": _convolution,
+    "stablehlo.reduce": _reduce,
+    "stablehlo.reduce_window": _reduce_window,
+    "stablehlo.pad": _pad,
+    "stablehlo.iota": _iota,
+    "stablehlo.dynamic_iota": _iota,
+    "stablehlo.get_dimension_size": _get_dimension_size,
+    "stablehlo.custom_call": _custom_call,
+    "tensor.dim": _tensor_dim,
+    "tensor.empty": _tensor_empty,
+    "tensor.cast": _tensor_cast,
+    "tensor.collapse_shape": _collapse_expand,
+    "tensor.expand_shape": _collapse_expand,
+    "arith.index_cast": _shape_passthrough,
+    "arith.index_castui": _shape_passthrough,
+    "arith.muli": _shape_arith,
+    "arith.addi": _shape_arith,
+    "func.return": _return,
+})
+RULES.update({name: _structured for name in L.STRUCTURED_OPS})
+RULES.update({f"tosa.{n}": _tosa_batch for n in (
+    "matmul", "conv2d", "conv3d", "depthwise_conv2d", "transpose_conv2d", "avg_pool2d", "max_pool2d")})
+RULES.update({f"tosa.reduce_{n}": _tosa_reduce for n in (
+    "sum", "max", "min", "product", "all", "any")})
+
+
+#: Ops that may read shape values, and at which operand positions (None: all).
+SHAPE_READERS: Dict[str, Optional[Tuple[int, ...]]] = {
+    "stablehlo.dynamic_broadcast_in_dim": (1,), "stablehlo.dynamic_reshape": (1,),
+    "stablehlo.dynamic_iota": (0,), "stablehlo.custom_call": None, "stablehlo.compare": None,
+    "stablehlo.convert": None, "stablehlo.reshape": None, "stablehlo.multiply": None,
+    "stablehlo.add": None, "stablehlo.concatenate": None, "tensor.empty": None,
+    "tensor.expand_shape": None, "tensor.dim": (1,), "arith.index_cast": None,
+    "arith.index_castui": None, "arith.muli": None, "arith.addi": None,
+}
+
+
+def _apply(st: _State, op: Operation) -> None:
+    """Run ``op``'s rule after refusing shape values in data operands."""
+    allowed = SHAPE_READERS.get(op.name, ())
+    for i, v in enumerate(op.operands):
+        if v in st.shape and allowed is not None and i not in allowed:
+            raise CompileError(f"'{op.name}': operand #{i} is computed from a dynamic dimension and "
+                               f"used as data; {WHY} and shape values may only give shapes", op.loc)
+    _rule(op)(st, op)
+    if any(st.syms(v) for v in op.operands):
+        for r in op.results:
+            shape = getattr(r.type, "shape", None) or ()
+            for d, x in enumerate(shape):
+                if x is None and d not in st.dims.get(r, {}):
+                    raise CompileError(f"'{op.name}': dimension {d} of this result is dynamic but is "
+                                       f"not an argument's dynamic dimension; {WHY} and cannot size it",
+                                       op.loc)
+
+
+def _rule(op: Operation) -> Rule:
+    rule = RULES.get(op.name)
+    if rule is not None:
+        return rule
+    if has_trait(op, "elementwise") and op.results:
+        return _elementwise
+    return _unsupported
+
+
+# ============================================================================= rewrite
+
+
+def _static_type(t: T.Type, dims: Dict[int, int]) -> T.Type:
+    shape = tuple(1 if d in dims else x for d, x in enumerate(t.shape))
+    return dataclasses.replace(t, shape=shape)
+
+
+def _shape_constant(b: Builder, v: Value, entries: List[Entry]) -> Optional[Value]:
+    """A constant of ``v``'s type with every symbol at extent 1; None if not all known."""
+    if any(e is None or not isinstance(e[0], int) for e in entries):
+        return None
+    vals = [e[0] for e in entries]
+    t = v.type
+    if isinstance(t, T.TensorType):
+        arr = np.array(vals).reshape(t.shape)
+        return b.create("stablehlo.constant", [], [t], {"value": DenseElementsAttr(arr, t)}).result
+    return b.create("arith.constant", [], [t], {"value": IntegerAttr(vals[0], t)}).result
+
+
+_SHAPE_OPERANDS = {"stablehlo.dynamic_broadcast_in_dim": (1,), "stablehlo.dynamic_reshape": (1,),
+                   "stablehlo.dynamic_iota": (0,)}
+
+
+def _rewrite(st: _State, f: Operation) -> None:
+    """Symbol dims become 1, shape operands constants; ``tensor.empty``/``expand_shape``
+    drop their size operands of symbol dims; shape assertions and dead shape code go."""
+    for v, dims in st.dims.items():
+        v.type = _static_type(v.type, dims)
+    for op in list(f.walk()):
+        if op.name in _SHAPE_OPERANDS:
+            for i in _SHAPE_OPERANDS[op.name]:
+                v = op.operands[i]
+                c = _shape_constant(Builder.before(op), v, st.entries(op, v))
+                if c is not None:
+                    op.set_operand(i, c)
+        elif op.name == "tensor.empty":
+            dyn = [d for d, x in enumerate(op.results[0].type.shape) if x is None]
+            # the result type is rewritten already: keep the operands of its remaining ? dims
+            old_dyn = [d for d in range(len(op.results[0].type.shape))
+                       if d in st.dims.get(op.results[0], {}) or d in dyn]
+            keep = [v for d, v in zip(old_dyn, op.operands) if d in dyn]
+            op.set_operands(keep)
+        elif op.name == "tensor.expand_shape" and op.results[0] in st.dims:
+            static = static_list(op, "static_output_shape")
+            dims = st.dims[op.results[0]]
+            dyn_pos = [d for d, x in enumerate(static) if x == K_DYNAMIC]
+            keep = [v for d, v in zip(dyn_pos, op.operands[1:]) if d not in dims]
+            new_static = [1 if d in dims else x for d, x in enumerate(static)]
+            op.attributes["static_output_shape"] = DenseArrayAttr(T.i64, tuple(new_static))
+            op.set_operands([op.operands[0]] + keep)
+    for op in st.assertions:
+        op.erase()
+    # Shape code now unused (get_dimension_size of arguments, concatenations...) goes.
+    changed = True
+    while changed:
+        changed = False
+        for op in list(f.walk(pre_order=False)):
+            if op.results and all(r in st.shape for r in op.results) and not any(r.uses for r in op.results):
+                op.erase()
+                changed = True
+    ft = func_type(f)
+    args = [a.type for a in f.body.args]
+    results = list(ft.results)
+    rets = [op for op in f.walk() if op.name == "func.return" and op.parent_op is f]
+    if rets:
+        results = [v.type for v in rets[0].operands]
+    f.attributes["function_type"] = TypeAttr(T.FunctionType(tuple(args), tuple(results)))
+
+
+def _i64s(vals) -> DenseArrayAttr:
+    return DenseArrayAttr(T.i64, tuple(int(v) for v in vals))
+
+
+def map_function(f: Operation) -> None:
+    """Analyse and rewrite public function ``f`` (see the module docstring); CompileError at
+    the op that uses a dynamic dimension in a way a slice program cannot compute."""
+    st = _State(f)
+    arg_dims: List[Tuple[int, int, int]] = []
+    for i, a in enumerate(f.body.args):
+        shape = getattr(a.type, "shape", None)
+        if not isinstance(a.type, T.TensorType) or shape is None:
+            continue
+        dims = {d: st.new_symbol(i, d) for d in range(len(shape)) if shape[d] is None}
+        for d, s in dims.items():
+            arg_dims.append((i, d, s))
+        if dims and sorted(dims) != list(range(len(dims))):
+            raise CompileError(f"public function argument #{i} ({a.type}): dynamic dimension "
+                               f"{max(dims)} follows a static one; {WHY} and needs the dynamic "
+                               f"dimensions leading", f.loc)
+        if dims:
+            st.dims[a] = dims
+    if not arg_dims:
+        return
+    for block in f.regions[0].blocks:
+        for op in list(block.ops):
+            _apply(st, op)
+    rets = [op for op in f.walk() if op.name == "func.return" and op.parent_op is f]
+    res_syms: List[List[int]] = []
+    for j, v in enumerate(rets[0].operands if rets else []):
+        syms = st.syms(v)
+        shape = getattr(v.type, "shape", None) or ()
+        for d, x in enumerate(shape):
+            if x is None and d not in syms:
+                raise CompileError(f"result #{j} ({v.type}): dynamic dimension {d} is not an "
+                                   f"argument's dynamic dimension; {WHY}", rets[0].loc)
+        res_syms.append([syms[d] for d in range(len(syms))])
+    # Canonical symbol numbering: union-find roots in order of first argument dimension.
+    roots: List[int] = []
+    for _i, _d, s in arg_dims:
+        r = st.find(s)
+        if r not in roots:
+            roots.append(r)
+    num = {r: k for k, r in enumerate(roots)}
+    arg_syms = [[num[s] for _d, s in sorted(st.syms(a).items())] for a in f.body.args]
+    _rewrite(st, f)
+    f.attributes["ireec.dynamic_dims"] = DictAttr((
+        ("symbols", ArrayAttr(tuple(_i64s(st.origin[r]) for r in roots))),
+        ("arg_dims", ArrayAttr(tuple(_i64s((i, d, num[st.find(s)])) for i, d, s in arg_dims))),
+        ("args", ArrayAttr(tuple(_i64s(s) for s in arg_syms))),
+        ("results", ArrayAttr(tuple(_i64s([num[st.find(s)] for s in r]) for r in res_syms))),
+        ("checks", ArrayAttr(tuple(ArrayAttr((IntegerAttr(num[st.find(s)], T.i64), StringAttr(c),
+                                              IntegerAttr(k, T.i64)))
+                                   for s, c, k in st.checks))),
+    ))
+
+
+def dynamic_dims_of(f: Operation) -> Optional[dict]:
+    """The ``ireec.dynamic_dims`` of function ``f`` as plain Python: {'symbols': [(arg,
+    dim)], 'arg_dims': [(arg, dim, symbol)], 'args': [[symbol...]], 'results': [[symbol...]],
+    'checks': [(symbol, C comparison, constant)]}; None for a static function."""
+    a = f.attributes.get("ireec.dynamic_dims")
+    if a is None:
+        return None
+    d = a.as_dict()
+    return {
+        "symbols": [tuple(x.value) for x in d["symbols"]],
+        "arg_dims": [tuple(x.value) for x in d["arg_dims"]],
+        "args": [list(x.value) for x in d["args"]],
+        "results": [list(x.value) for x in d["results"]],
+        "checks": [(c.value[0].value, c.value[1].value, c.value[2].value) for c in d["checks"]],
+    }
+
+
+@register_pass
+class MapDynamicDimsPass(Pass):
+    """See the module docstring."""
+
+    name = "ireec-map-dynamic-dims"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        for f in functions(module):
+            if f.name == "func.func" and is_public(f) and not is_declaration(f):
+                map_function(f)
