@@ -28,6 +28,7 @@ from typing import Dict, List, Optional
 
 from ..ir.diagnostics import CompileError
 from . import register_target
+from .base import GPUKernelConfig
 from .c import CTarget
 
 #: Largest grid extent per axis (CUDA: x up to 2**31 - 1, y and z up to 65535).
@@ -35,6 +36,20 @@ GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
 #: Threads per block of a distributed workgroup, and the warp size it rounds up to.
 MAX_THREADS = 256
 WARP = 32
+#: Streaming multiprocessors of the GPU the grid is sized for (H100 SXM / H200: 132) and the
+#: blocks of :data:`MAX_THREADS` threads one of them keeps resident (2048 threads per SM).
+#: A 1-D launch of more workgroups than ``SM_COUNT * BLOCKS_PER_SM`` runs that many blocks,
+#: each looping over workgroups (grid-stride), as CUDA's best-practice guide advises.
+SM_COUNT = 132
+BLOCKS_PER_SM = 8
+#: Elements of the innermost dim one elementwise workgroup covers (4 per thread).
+ELEMENTWISE_TILE = 4 * MAX_THREADS
+#: Output tile (M, N) of one block of the matmul micro-kernel ``ireec_gpu_matmul_f32``
+#: (ireec_runtime.h: 256 threads each computing an 8x8 register block, K in steps of 8).
+MATMUL_TILE = (128, 128)
+MATMUL_THREADS = 256
+#: Callees of device micro-kernels: every thread of the block calls them together.
+UKERNEL_PREFIX = "ireec_gpu_"
 #: Ops that may stand beside the distributed loop: every thread computes them alike.
 _UNIFORM_OPS = ("emitc.verbatim", "emitc.constant", "emitc.expression")
 
@@ -70,6 +85,7 @@ class CUDATarget(CTarget):
     host program on a ``cudaStream_t`` over device pointers."""
 
     name = "cuda"
+    is_gpu = True
     iree_backends = ("cuda",)
     variant = "cuda_nvptx_fb"
     templates = "cuda"
@@ -109,44 +125,118 @@ class CUDATarget(CTarget):
         kernel with the block ids."""
         return ["static", "__device__"]
 
+    def gpu_kernel_config(self, kind, extents, tiles, *, matmul=None, root_dims=()):
+        """IREE LLVMGPU-style configs (see ``gpu_select_lowering_strategy``):
+
+        - elementwise (``LLVMGPUVectorize``): the innermost dim in tiles of
+          :data:`ELEMENTWISE_TILE` elements, the others 1 (one contiguous run per workgroup,
+          one element per thread and pass, block-stride so a warp reads 128 contiguous
+          bytes); when the innermost extent is below :data:`MAX_THREADS`, the next dim is
+          tiled by up to :data:`MAX_THREADS` so the block still has that many rows to spread;
+        - contraction with an f32 matmul/batch_matmul root (``LLVMGPUMatmulSimt``): tiles of
+          :data:`MATMUL_TILE` over (m, n), 1 over the batch, :data:`MATMUL_THREADS` threads,
+          micro-kernel ``ireec_gpu_matmul_f32``; other contractions keep the CPU tiling
+          (``LLVMGPUDistribute``);
+        - reduction (``LLVMGPUWarpReduction``) and everything else: the CPU tiling, rows or
+          independent iterations spread over up to :data:`MAX_THREADS` threads."""
+        tiles = list(tiles)
+        if not extents:
+            return GPUKernelConfig("LLVMGPUDistribute", (), (1,))
+        if kind == "elementwise":
+            new = [1] * len(extents)
+            new[-1] = min(extents[-1], ELEMENTWISE_TILE)
+            if extents[-1] < MAX_THREADS and len(extents) > 1:
+                new[-2] = min(extents[-2], MAX_THREADS)
+            rows = new[-2] if extents[-1] < MAX_THREADS and len(extents) > 1 else new[-1]
+            return GPUKernelConfig("LLVMGPUVectorize", tuple(new), (self.block_size(rows),))
+        if kind == "contraction" and matmul is not None:
+            role = {matmul["m"]: "m", matmul["n"]: "n", **{d: "batch" for d in matmul["batch"]}}
+            if len(root_dims) == len(extents) and sorted(role.get(d, "") for d in root_dims) == sorted(role.values()):
+                new = [MATMUL_TILE[0] if role[d] == "m" else MATMUL_TILE[1] if role[d] == "n" else 1
+                       for d in root_dims]
+                new = [min(t, e) if role[d] == "batch" else t for t, e, d in zip(new, extents, root_dims)]
+                return GPUKernelConfig("LLVMGPUMatmulSimt", tuple(new), (MATMUL_THREADS,),
+                                       ukernel="ireec_gpu_matmul_f32")
+        pipeline = "LLVMGPUWarpReduction" if kind == "reduction" else "LLVMGPUDistribute"
+        rows = tiles[0] if len(tiles) == 1 else MAX_THREADS
+        return GPUKernelConfig(pipeline, tuple(tiles), (self.block_size(rows),))
+
+    @staticmethod
+    def block_size(trips: int) -> int:
+        """Threads of a block whose loop has ``trips`` iterations: :data:`MAX_THREADS`, or
+        ``trips`` rounded up to a warp when smaller."""
+        return min(MAX_THREADS, max(WARP, -(-trips // WARP) * WARP))
+
+    def grid_for(self, workgroup_count):
+        """A 1-D workgroup count above ``SM_COUNT * BLOCKS_PER_SM`` launches that many blocks
+        (each runs workgroups ``blockIdx.x``, ``+ gridDim.x``...); others launch one block per
+        workgroup."""
+        wg = list(workgroup_count) + [1] * (3 - len(workgroup_count))
+        cap = SM_COUNT * BLOCKS_PER_SM
+        if wg[1] == 1 and wg[2] == 1 and wg[0] > cap:
+            return [cap, 1, 1]
+        return wg
+
     def distribute_workgroup(self, body) -> int:
         """Spread the workgroup over the block's threads when its body is a sequence of loops
         whose iterations are independent (``iterations_independent``: elementwise work, and
-        rows of reductions or matmuls, each iteration owning its outputs) with only uniform
-        scalar ops between them: in each loop thread ``t`` runs iterations ``lb + t*step``,
-        ``+ blockDim.x*step``... (block-stride, so consecutive threads touch consecutive
-        elements), and ``__syncthreads()`` separates consecutive loops (what one loop writes,
-        the next may read from another thread). Block size: :data:`MAX_THREADS`, or the
-        largest constant trip count rounded up to a warp when smaller. Any other body runs on
+        rows of reductions or matmuls, each iteration owning its outputs) and calls of device
+        micro-kernels (callee ``ireec_gpu_*``, which every thread of the block makes
+        together), with only uniform scalar ops between them: in each loop thread ``t`` runs
+        iterations ``lb + t*step``, ``+ blockDim.x*step``... (block-stride, so consecutive
+        threads touch consecutive elements), and ``__syncthreads()`` separates consecutive
+        loops and calls (what one writes, the next may read from another thread). Block
+        size: :data:`MATMUL_THREADS` with a micro-kernel call, else :data:`MAX_THREADS` or
+        the largest constant trip count rounded up to a warp when smaller. A loop that is not
+        independent beside a micro-kernel call runs on thread 0 alone; any other body runs on
         one thread (returns 1)."""
         from ..ir.attributes import StringAttr
         from ..ir.core import Builder
         from ..passes.vm.kernel_to_emitc import iterations_independent
 
-        loops = [op for op in body.ops if op.name == "emitc.for"]
-        if not loops or any(op.name not in _UNIFORM_OPS for op in body.ops if op.name != "emitc.for"):
+        def collective(op) -> bool:
+            return (op.name == "emitc.call_opaque"
+                    and op.attributes["callee"].value.startswith(UKERNEL_PREFIX))
+
+        steps = [op for op in body.ops if op.name == "emitc.for" or collective(op)]
+        loops = [op for op in steps if op.name == "emitc.for"]
+        if not steps or any(op.name not in _UNIFORM_OPS for op in body.ops if op not in steps):
             return 1
-        if not all(iterations_independent(loop) for loop in loops):
+        has_call = len(steps) > len(loops)
+        if not has_call and not all(iterations_independent(loop) for loop in loops):
             return 1
         trips = []
         for loop in loops:
             lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
             trips.append(None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step)))
-        if None in trips:
+        if has_call:
+            threads = MATMUL_THREADS
+        elif None in trips:
             threads = MAX_THREADS
         else:
-            threads = min(MAX_THREADS, max(WARP, -(-max(trips) // WARP) * WARP))
-        for k, loop in enumerate(loops):
-            lb, _ub, step = loop.operands[:3]
-            b = Builder(body, body.ops.index(loop), loop.loc)
+            threads = self.block_size(max(trips))
+
+        def verbatim(b, text):
+            b.create("emitc.verbatim", [], [], {"value": StringAttr(text)})
+
+        for k, op in enumerate(steps):
+            b = Builder(body, body.ops.index(op), op.loc)
             if k:
-                b.create("emitc.verbatim", [], [], {"value": StringAttr("__syncthreads();")})
+                verbatim(b, "__syncthreads();")
+            if op.name != "emitc.for":
+                continue
+            if not iterations_independent(op):
+                verbatim(b, "if (threadIdx.x == 0) {")
+                Builder(body, body.ops.index(op) + 1, op.loc).create(
+                    "emitc.verbatim", [], [], {"value": StringAttr("}")})
+                continue
+            lb, _ub, step = op.operands[:3]
             first = b.create("emitc.expression", [lb, step], [lb.type],
                              {"c": StringAttr("{0} + (int)threadIdx.x * {1}")}).result
             stride = b.create("emitc.expression", [step], [step.type],
                               {"c": StringAttr("(int)blockDim.x * {0}")}).result
-            loop.set_operand(0, first)
-            loop.set_operand(2, stride)
+            op.set_operand(0, first)
+            op.set_operand(2, stride)
         return threads
 
     # ------------------------------------------------------------------ host program
@@ -177,8 +267,8 @@ class CUDATarget(CTarget):
                 "kernels.h.j2": f"{mod}_kernels.h", "kernels.cu.j2": f"{mod}_kernels.cu"}
 
     def context(self, common: dict) -> dict:
-        """Adds per kernel the grid (``dim3`` extents) and the block-id arguments of the
-        workgroup call, and per function the host-pointer entry's parameters and the device
+        """Adds per kernel the launch grid (``launch_grid``, :meth:`grid_for`; ``grid_stride``
+        when blocks loop over workgroups) and the block-id arguments of the workgroup call, and per function the host-pointer entry's parameters and the device
         buffers it allocates. CompileError for ``--workspace=static`` (the workspace is
         device memory the caller passes) and for grids beyond CUDA's limits."""
         if common["static_workspace"]:
@@ -186,11 +276,13 @@ class CUDATarget(CTarget):
                                "(the workspace is device memory passed by the caller)")
         for k in common["kernels"]:
             wg = k["workgroup_count"]
-            for axis, (count, limit) in enumerate(zip(wg, GRID_LIMITS)):
+            k["launch_grid"] = grid = self.grid_for(wg)
+            for axis, (count, limit) in enumerate(zip(grid, GRID_LIMITS)):
                 if count > limit:
                     raise CompileError(f"workgroup count {wg} of {k['launch']} exceeds CUDA's grid "
                                        f"limit on axis {'xyz'[axis]} ({limit})")
             k["block_ids"] = [f"(int64_t)blockIdx.{a}" if c > 1 else "0" for a, c in zip("xyz", wg)]
+            k["grid_stride"] = list(grid) != list(wg)
         common["uses_copy"] = any("ireec_cuda_copy(" in fn["body"] for fn in common["functions"])
         for fn in common["functions"]:
             n = len(fn["tensors"])

@@ -3,8 +3,10 @@
  * memory is host memory, copies are memcpy, a stream is a no-op handle, and a kernel launch
  * (rewritten by the test from `k<<<grid, block, shmem, stream>>>(args)` into
  * `ireec_emulate_launch(k, grid, block, args)`) runs the blocks one after the other, each on
- * blockDim OS threads that run concurrently; __syncthreads is a barrier among them. No shared
- * memory. */
+ * blockDim OS threads that run concurrently; __syncthreads is a barrier among them. As blocks
+ * run one after another, `__shared__` storage is a function-local `static` (one copy every
+ * thread of the running block sees). float4 and the intrinsics the device micro-kernels of
+ * ireec_runtime.h use (__fmaf_rn: fused, as on the GPU) are plain C++. */
 #ifndef IREEC_CUDA_EMULATION_H_
 #define IREEC_CUDA_EMULATION_H_
 
@@ -19,6 +21,17 @@
 #define __device__
 #define __host__
 #define __align__(n) __attribute__((aligned(n)))
+#define __shared__ static
+#define __forceinline__ inline
+/* ireec_runtime.h compiles its device micro-kernels for the emulation too. */
+#define IREEC_CUDA_EMULATION 1
+
+#include <math.h>
+
+struct __attribute__((aligned(16))) float4 {
+  float x, y, z, w;
+};
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 
 typedef struct ireec_emulated_stream *cudaStream_t;
 typedef enum cudaError {
