@@ -254,14 +254,22 @@ def test_gpu_corpus_passes_exactly_what_c_passes():
 
 def test_workgroups_run_on_a_block_of_threads(tmp_path):
     """Loops whose iterations own their outputs (elementwise, matmul rows) are spread over
-    the block's threads, block-stride, with a barrier between consecutive loops; a reduction
+    the block's threads, block-stride, with a barrier between consecutive loops and before
+    an f32 matmul's micro-kernel call (256 threads); a reduction
     of everything into one element stays on one thread; the c target is unchanged."""
     chain = compile_file(str(Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / "elementwise_chain.mlir"),
                          target="cuda").files["elementwise_chain_kernels.cu"]
     assert "(int)threadIdx.x" in chain and "(int)blockDim.x" in chain
     assert "dim3(256, 1, 1)" in chain and "__syncthreads" not in chain
     mm = compile_file(str(INPUTS / "matmul_small.mlir"), target="cuda").files["matmul_small_kernels.cu"]
-    assert "(int)threadIdx.x" in mm and "__syncthreads();" in mm and "dim3(32, 1, 1), 0, stream>>>" in mm
+    assert "(int)threadIdx.x" in mm and "__syncthreads();\n  ireec_gpu_matmul_f32(" in mm
+    assert "dim3(256, 1, 1), 0, stream>>>" in mm
+    # Not an f32 matmul: its rows are spread over a warp-rounded block, a barrier between loops.
+    i64 = (INPUTS / "matmul_small.mlir").read_text().replace("f32", "i32").replace("arith.mulf", "arith.muli").replace("arith.addf", "arith.addi")
+    (tmp_path / "mm_i32.mlir").write_text(i64)
+    mm = compile_file(str(tmp_path / "mm_i32.mlir"), target="cuda").files["mm_i32_kernels.cu"]
+    assert "ireec_gpu_" not in mm and "(int)threadIdx.x" in mm and "__syncthreads();" in mm
+    assert "dim3(32, 1, 1), 0, stream>>>" in mm
     total = tmp_path / "total.mlir"
     total.write_text("""func.func @total(%x: tensor<1000xf32>) -> tensor<f32> {
   %zero = arith.constant 0.0 : f32
@@ -416,3 +424,64 @@ def test_emulated_cuda_zero_copy_call(path, tmp_path, capsys):
     with pytest.raises(TypeError, match="no device entries"):
         c.call(name, *[_DeviceArray(np.zeros(t.shape, t.dtype)) for t in fi.args],
                out=[_DeviceArray(np.zeros(t.shape, t.dtype)) for t in fi.results])
+
+
+# --------------------------------------------------------------------------- GPU lowering configs
+KERNEL_SHAPES = Path(__file__).resolve().parent / "gpu_inputs" / "kernel_shapes.mlir"
+
+
+def _kernel_shapes_reference(name: str, args: List[np.ndarray]) -> np.ndarray:
+    """numpy (float64) of each function of gpu_inputs/kernel_shapes.mlir."""
+    a = [x.astype(np.float64) for x in args]
+    return {
+        "matmul_partial": lambda: a[0] @ a[1],
+        "matmul_unit": lambda: a[0] @ a[1],
+        "matmul_accumulate": lambda: a[2] + a[0] @ a[1],
+        "matmul_transposed": lambda: a[0].T @ a[1].T,
+        "batch_matmul_bias_relu": lambda: np.maximum(a[0] @ a[1] + a[2], 0),
+        "elementwise_odd": lambda: a[0] * a[1],
+        "elementwise_narrow": lambda: a[0] - a[1],
+        "row_max": lambda: a[0].max(axis=1),
+    }[name]()
+
+
+@needs_cxx
+def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
+    """Every kernel shape of the GPU configs (matmul micro-kernel with partial tiles, unit
+    dims, accumulation, transposed operands, batch + epilogue; elementwise tiles, here with
+    the grid capped at 2 blocks so blocks loop over workgroups; rows of a reduction) run
+    through the CUDA emulation matches numpy within rtol 1e-5 / atol 1e-4."""
+    import ireec.targets.cuda as cuda
+
+    monkeypatch.setattr(cuda, "SM_COUNT", 2)
+    monkeypatch.setattr(cuda, "BLOCKS_PER_SM", 1)
+    text = compile_file(str(KERNEL_SHAPES), target="cuda").files["kernel_shapes_kernels.cu"]
+    assert text.count("ireec_gpu_matmul_f32(") == 5
+    assert "grid 2x1x1 (grid-stride)" in text and "wg += (int64_t)gridDim.x" in text
+    g = ireec.load(emulated_cuda_library(KERNEL_SHAPES, tmp_path))
+    rng = np.random.default_rng(3)
+    for name in g.functions:
+        args = [rng.uniform(-1, 1, t.shape).astype(t.dtype) for t in g.info(name).args]
+        got = g.call(name, *args)
+        np.testing.assert_allclose(got, _kernel_shapes_reference(name, args), rtol=1e-5, atol=1e-4,
+                                   err_msg=name)
+
+
+def test_gpu_lowering_config_is_shown_at_hal(tmp_path, capsys):
+    """``--compile-to=hal`` for cuda shows each dispatch's GPU config: the pipeline and
+    workgroup size in ``translation_info``, the workgroup tiles (and the matmul micro-kernel)
+    in ``#iree_gpu.lowering_config`` (kept on the micro-kernel op) and ``ireec.distribution``,
+    the workgroup count on the export; the c target keeps its CPU config."""
+    code, out, err = run_cli(["compile", str(KERNEL_SHAPES), "--target=cuda", "--compile-to=hal"], capsys)
+    assert code == 0, err
+    assert "pipeline = LLVMGPUMatmulSimt workgroup_size = [256, 1, 1]" in out
+    assert 'ukernel = #iree_gpu.ukernel_config<name = "ireec_gpu_matmul_f32">' in out
+    assert "#iree_gpu.lowering_config<{workgroup = [1, 128, 128, 0]" in out  # batch, m, n, k
+    assert "ireec.distribution = array<i64: 3, 1, 33, 128, 17, 128>" in out
+    assert "pipeline = LLVMGPUVectorize workgroup_size = [256, 1, 1]" in out
+    assert "ireec.distribution = array<i64: 20011, 1024>" in out
+    assert "pipeline = LLVMGPUWarpReduction" in out
+    assert "workgroup_count = array<i64: 20, 1, 1>" in out  # 20011 elements in tiles of 1024
+    code, out, err = run_cli(["compile", str(KERNEL_SHAPES), "--target=c", "--compile-to=hal"], capsys)
+    assert code == 0, err
+    assert "iree_gpu" not in out and "CPUDoubleTilingExpert" in out

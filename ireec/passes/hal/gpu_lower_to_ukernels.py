@@ -10,7 +10,7 @@ unit-layout memrefs) the op becomes
     "iree_codegen.ukernel.generic"(%A, %B, %C, %wg_m, %wg_n[, %wg_b]) {
         u_kernel_fn_name = "ireec_gpu_matmul_f32",
         sizes = [M, N, K], strides = [a_b, a_m, a_k, b_b, b_k, b_n, c_b, c_m, c_n],
-        tiles = [tile_m, tile_n], accumulate = 0 | 1}
+        tiles = [tile_m, tile_n], accumulate = 0 | 1, lowering_config = <the root's>}
 
 with the workgroup ids carrying m, n (and the batch) as operands; the kernel lowering turns
 it into the call ``ireec_gpu_matmul_f32(A + b*a_b, B + b*b_b, C + b*c_b, M, N, K, ...,
@@ -115,7 +115,8 @@ def lower_to_ukernel(op: Operation, kernel: Operation) -> bool:
         "sizes": DenseArrayAttr(T.i64, (ranges[mm["m"]], ranges[mm["n"]], ranges[mm["k"]])),
         "strides": DenseArrayAttr(T.i64, tuple(st)),
         "tiles": DenseArrayAttr(T.i64, (tile_of[mm["m"]], tile_of[mm["n"]])),
-        "accumulate": IntegerAttr(0 if fill is not None else 1, T.i64)})
+        "accumulate": IntegerAttr(0 if fill is not None else 1, T.i64),
+        **({"lowering_config": op.attributes["lowering_config"]} if "lowering_config" in op.attributes else {})})
     op.erase()
     if fill is not None:
         fill.erase()

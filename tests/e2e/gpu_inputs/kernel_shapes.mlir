@@ -1,0 +1,98 @@
+// Kernel shapes of the cuda target's GPU lowering configs, at awkward sizes: matmuls with
+// partial 128x128 tiles, unit dims, an accumulated (unfilled) output, transposed operands, a
+// batch with a fused bias+relu epilogue; elementwise sizes that are not multiples of the tile;
+// a narrow inner dim; a reduction over a unit dim. Run by tests/e2e/test_cuda.py through the
+// CPU emulation of CUDA against numpy.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#nk = affine_map<(m, n, k) -> (n, k)>
+#km = affine_map<(m, n, k) -> (k, m)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id2 = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (j)>
+
+func.func @matmul_partial(%a: tensor<130x257xf32>, %b: tensor<257x3xf32>) -> tensor<130x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<130x3xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<130x3xf32>) -> tensor<130x3xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<130x257xf32>, tensor<257x3xf32>) outs(%c : tensor<130x3xf32>) -> tensor<130x3xf32>
+  return %r : tensor<130x3xf32>
+}
+
+func.func @matmul_unit(%a: tensor<1x1xf32>, %b: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<1x1xf32>, tensor<1x1xf32>) outs(%c : tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %r : tensor<1x1xf32>
+}
+
+func.func @matmul_accumulate(%a: tensor<33x17xf32>, %b: tensor<17x129xf32>, %c: tensor<33x129xf32>) -> tensor<33x129xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<33x17xf32>, tensor<17x129xf32>) outs(%c : tensor<33x129xf32>) -> tensor<33x129xf32>
+  return %r : tensor<33x129xf32>
+}
+
+func.func @matmul_transposed(%a: tensor<19x140xf32>, %b: tensor<131x19xf32>) -> tensor<140x131xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<140x131xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<140x131xf32>) -> tensor<140x131xf32>
+  %r = linalg.generic {indexing_maps = [#km, #nk, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<19x140xf32>, tensor<131x19xf32>) outs(%c : tensor<140x131xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<140x131xf32>
+  return %r : tensor<140x131xf32>
+}
+
+func.func @batch_matmul_bias_relu(%a: tensor<3x33x40xf32>, %b: tensor<3x40x17xf32>, %bias: tensor<17xf32>) -> tensor<3x33x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x33x17xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<3x33x17xf32>) -> tensor<3x33x17xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x33x40xf32>, tensor<3x40x17xf32>) outs(%c : tensor<3x33x17xf32>) -> tensor<3x33x17xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %bias : tensor<3x33x17xf32>, tensor<17xf32>) outs(%e : tensor<3x33x17xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<3x33x17xf32>
+  return %o : tensor<3x33x17xf32>
+}
+
+func.func @elementwise_odd(%a: tensor<20011xf32>, %b: tensor<20011xf32>) -> tensor<20011xf32> {
+  %e = tensor.empty() : tensor<20011xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<20011xf32>, tensor<20011xf32>) outs(%e : tensor<20011xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  } -> tensor<20011xf32>
+  return %r : tensor<20011xf32>
+}
+
+func.func @elementwise_narrow(%a: tensor<301x5xf32>, %b: tensor<5xf32>) -> tensor<301x5xf32> {
+  %e = tensor.empty() : tensor<301x5xf32>
+  %r = linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<301x5xf32>, tensor<5xf32>) outs(%e : tensor<301x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.subf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<301x5xf32>
+  return %r : tensor<301x5xf32>
+}
+
+func.func @row_max(%a: tensor<77x1xf32>) -> tensor<77xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<77xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<77xf32>) -> tensor<77xf32>
+  %r = linalg.generic {indexing_maps = [#id2, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<77x1xf32>) outs(%init : tensor<77xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %acc, %x : f32
+    linalg.yield %m : f32
+  } -> tensor<77xf32>
+  return %r : tensor<77xf32>
+}
