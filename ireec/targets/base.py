@@ -145,13 +145,14 @@ class Target(abc.ABC):
         return 1
 
     def gpu_kernel_config(self, kind: str, extents: Sequence[int], tiles: Sequence[int], *,
-                          matmul: Optional[dict] = None,
-                          root_dims: Sequence[int] = ()) -> Optional[GPUKernelConfig]:
+                          matmul: Optional[dict] = None, root_dims: Sequence[int] = (),
+                          inner_reduction: int = 0) -> Optional[GPUKernelConfig]:
         """The GPU lowering config of a dispatch of ``kind`` (``elementwise``, ``reduction``,
         ``contraction``, ``other``) whose distributable dims have ``extents`` (outermost
         first) and CPU tile sizes ``tiles``; ``matmul`` gives the loop roles of a matmul-like
         root (see ``gpu_select_lowering_strategy.matmul_dims``), ``root_dims`` the root's loop
-        carrying each distributed dim. None: keep the CPU config (every CPU target)."""
+        carrying each distributed dim, ``inner_reduction`` the extent of the root's innermost
+        loop when it is a reduction (rows; -1 when dynamic), else 0. None: keep the CPU config (every CPU target)."""
         return None
 
     def grid_for(self, workgroup_count: Sequence[int]) -> List[int]:

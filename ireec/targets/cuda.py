@@ -21,6 +21,7 @@ synchronously. Errors of the CUDA runtime map to IREE status codes (``ireec_cuda
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -61,6 +62,204 @@ def _int_constant(v) -> Optional[int]:
         return None
     val = getattr(o.attributes.get("value"), "value", None)
     return val if isinstance(val, int) else None
+
+
+#: Templates of ``emitc.expression`` combiners a warp may apply in any order (commutative and
+#: associative up to floating-point rounding): +, *, &, |, ^, integer add/mul through unsigned,
+#: max/min (IEEE and NaN-propagating), integer select-max/min.
+_COMBINER = re.compile(
+    r"\{0\} [+*&|^] \{1\}"
+    r"|\(\w+\)\(\(\w+\)\{0\} [+*] \(\w+\)\{1\}\)"
+    r"|ireec_(?:maximum|minimum)\w*\(\{0\}, \{1\}\)"
+    r"|fm(?:ax|in)f?\(\{0\}, \{1\}\)"
+    r"|\(\{0\} [<>] \{1\} \? \{0\} : \{1\}\)")
+#: Element types a warp shuffle moves (``__shfl_down_sync`` overloads).
+_SHUFFLED = ("f32", "f64", "i32", "i64", "si32", "si64", "ui32", "ui64")
+
+
+def row_reduction(loop):
+    """When ``loop`` (an ``emitc.for`` whose iterations are independent rows) ends with one
+    inner loop folding values into one element per row — its body holds pure ops and
+    exactly one load and one store of that element (``out[i] = combine(out[i], z)``, the
+    address invariant in the inner loop, ``combine`` a :data:`_COMBINER`) and reads some
+    input contiguously along the inner loop (a row of a row-major matrix) — return
+    ``(inner, load, store, combine, z)``; else None."""
+    from ..ir import types as T
+    from ..passes.vm.kernel_to_emitc import _address, _defined_inside, _shift_of
+
+    ops = list(loop.body.ops)
+    if not ops or ops[-1].name != "emitc.for":
+        return None
+    inner = ops[-1]
+    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
+        return None
+    body = list(inner.body.ops)
+    if any(o.regions or o.name not in ("emitc.constant", "emitc.expression", "emitc.load", "emitc.store")
+           for o in body):
+        return None
+    stores = [o for o in body if o.name == "emitc.store"]
+    if len(stores) != 1:
+        return None
+    st = stores[0]
+    loads = [o for o in body if o.name == "emitc.load" and o.operands[0] is st.operands[1]]
+    if len(loads) != 1 or _address(loads[0]) != _address(st):
+        return None
+    ld = loads[0]
+    inside = _defined_inside(inner)
+    if any(v in inside for v in list(st.operands[2:]) + list(ld.operands[1:])):
+        return None
+    x = ld.results[0]
+    comb = st.operands[0].owner
+    if (getattr(comb, "name", None) != "emitc.expression" or comb.parent is not inner.body
+            or len(comb.operands) != 2 or list(comb.operands).count(x) != 1 or len(x.uses) != 1
+            or not _COMBINER.fullmatch(comb.attributes["c"].value)):
+        return None
+    t = x.type
+    if not (isinstance(t, (T.FloatType, T.IntegerType)) and str(t) in _SHUFFLED):
+        return None
+    iv = inner.body.args[0]
+    inner_inside = inside - {iv}
+    if not any(o.name == "emitc.load" and o is not ld
+               and any(stride == 1 and _shift_of(i, iv, inner_inside)
+                       for stride, i in zip(o.attributes["strides"].value, o.operands[1:]))
+               for o in body):
+        return None  # the inner loop does not walk contiguous memory: a thread per row reads better
+    z = comb.operands[1] if comb.operands[0] is x else comb.operands[0]
+    return inner, ld, st, comb, z
+
+
+def _walks_contiguously(inner, exclude=None) -> bool:
+    """Whether some load or store of the loop ``inner`` (other than ``exclude``) has a
+    unit-stride subscript that is its induction variable plus invariant values."""
+    from ..passes.vm.kernel_to_emitc import _defined_inside, _shift_of
+
+    iv = inner.body.args[0]
+    inside = _defined_inside(inner) - {iv}
+    for o in inner.body.ops:
+        if o.name not in ("emitc.load", "emitc.store") or o is exclude:
+            continue
+        idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
+        if any(st == 1 and _shift_of(i, iv, inside) for st, i in zip(o.attributes["strides"].value, idx)):
+            return True
+    return False
+
+
+def row_of_elements(loop):
+    """When ``loop`` (independent rows) ends with an inner loop whose iterations are
+    independent too and which walks memory contiguously, with only pure ops before it
+    (e.g. the normalisation of a softmax), return that inner loop; else None."""
+    from ..passes.vm.kernel_to_emitc import iterations_independent
+
+    ops = list(loop.body.ops)
+    if not ops or ops[-1].name != "emitc.for":
+        return None
+    inner = ops[-1]
+    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
+        return None
+    if not iterations_independent(inner) or not _walks_contiguously(inner):
+        return None
+    return inner
+
+
+def distribute_rows_of_elements(body, loop, inner) -> None:
+    """A warp per row of ``loop`` (rows ``lb + warp*step``, ``+ (blockDim.x/32)*step``...),
+    its lanes over the elements of the row (``inner``: lane ``l`` takes ``l``, ``l + 32``...),
+    so a warp touches contiguous memory."""
+    from ..ir.attributes import StringAttr
+    from ..ir.core import Builder
+
+    def expr(b, operands, c, ty):
+        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+
+    lb, _ub, step = loop.operands[:3]
+    b = Builder(body, body.ops.index(loop), loop.loc)
+    loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
+    loop.set_operand(2, expr(b, [step], f"(int)blockDim.x / {WARP} * {{0}}", step.type))
+    ilb, _iub, istep = inner.operands[:3]
+    rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
+    inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
+    inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
+
+
+def distribute_rows_over_warps(body, loop, match) -> None:
+    """Rewrite the row reduction ``match`` (:func:`row_reduction`) of ``loop`` in ``body``
+    so that each warp takes a row (rows ``lb + warp*step``, ``+ (blockDim.x/32)*step``...)
+    and its 32 lanes split the inner loop (lane ``l`` folds elements ``l``, ``l + 32``...
+    into a private partial), then combine the partials with ``__shfl_down_sync`` (offsets
+    16, 8, 4, 2, 1: IREE's ``LLVMGPUWarpReduction`` subgroup reduce) and lane 0 folds the
+    result into the row's element. A lane that saw no element contributes nothing (a
+    ``have`` flag travels with its partial, unless the row has at least 32 elements), so
+    no identity value is needed. The order of
+    the fold changes, so floating-point results may differ from a sequential loop's in the
+    last bits."""
+    from ..ir import types as T
+    from ..ir.attributes import FloatAttr, IntegerAttr, StringAttr
+    from ..ir.core import Block, Builder, Region
+
+    inner, ld, st, comb, z = match
+    x = ld.results[0]
+    ld_operands, ld_attrs = list(ld.operands), dict(ld.attributes)
+    st_operands, st_attrs = list(st.operands[1:]), dict(st.attributes)
+    t = x.type
+    x_first = comb.operands[0] is x
+    template = comb.attributes["c"].value
+
+    def expr(b, operands, c, ty):
+        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+
+    def combine(b, acc, val):
+        return expr(b, [acc, val] if x_first else [val, acc], template, t)
+
+    lb, _ub, step = loop.operands[:3]
+    b = Builder(body, body.ops.index(loop), loop.loc)
+    loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
+    loop.set_operand(2, expr(b, [step], f"(int)blockDim.x / {WARP} * {{0}}", step.type))
+
+    rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
+    zero_attr = FloatAttr(0.0, t) if isinstance(t, T.FloatType) else IntegerAttr(0, t)
+    part = rb.create("emitc.variable", [rb.create("emitc.constant", [], [t], {"value": zero_attr}).result], [t]).result
+    no = rb.create("emitc.constant", [], [T.i32], {"value": IntegerAttr(0, T.i32)}).result
+    have = rb.create("emitc.variable", [no], [T.i32]).result
+    ilb, _iub, istep = inner.operands[:3]
+    inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
+    inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
+
+    # In the inner loop: part = have ? combine(part, z) : z; have = 1.
+    ib = Builder(inner.body, inner.body.ops.index(ld), ld.loc)
+    x.replace_all_uses_with(ib.create("emitc.read", [part], [t]).result)
+    ld.erase()
+    ib = Builder(inner.body, inner.body.ops.index(st), st.loc)
+    h = ib.create("emitc.read", [have], [T.i32]).result
+    ib.create("emitc.assign", [part, expr(ib, [h, comb.results[0], z], "{0} ? {1} : {2}", t)], [])
+    yes = ib.create("emitc.constant", [], [T.i32], {"value": IntegerAttr(1, T.i32)}).result
+    ib.create("emitc.assign", [have, yes], [])
+    st.erase()
+
+    # After it: the warp's partials meet in lane 0. When the row has at least a warp's
+    # elements every lane has a partial and the flags need not travel.
+    lb_c, ub_c, step_c = (_int_constant(v) for v in (ilb, _iub, istep))
+    every_lane = None not in (lb_c, ub_c, step_c) and step_c > 0 and -(-(ub_c - lb_c) // step_c) >= WARP
+    ab = Builder.at_end(loop.body)
+    for off in (16, 8, 4, 2, 1):
+        p = ab.create("emitc.read", [part], [t]).result
+        o = expr(ab, [p], f"__shfl_down_sync(0xffffffffu, {{0}}, {off})", t)
+        both = combine(ab, p, o)
+        if every_lane:
+            ab.create("emitc.assign", [part, both], [])
+            continue
+        h = ab.create("emitc.read", [have], [T.i32]).result
+        oh = expr(ab, [h], f"__shfl_down_sync(0xffffffffu, {{0}}, {off})", T.i32)
+        ab.create("emitc.assign", [part, expr(ab, [oh, h, both, o, p], "{0} ? ({1} ? {2} : {3}) : {4}", t)], [])
+        ab.create("emitc.assign", [have, expr(ab, [h, oh], "{0} | {1}", T.i32)], [])
+    p = ab.create("emitc.read", [part], [t]).result
+    h = ab.create("emitc.read", [have], [T.i32]).result
+    cond = expr(ab, [h], f"(int)threadIdx.x % {WARP} == 0 && {{0}}", T.i1)
+    then = Block()
+    tb = Builder.at_end(then)
+    old = tb.create("emitc.load", ld_operands, [t], ld_attrs).result  # row-invariant address
+    new = combine(tb, old, p)
+    tb.create("emitc.store", [new] + st_operands, [], st_attrs)
+    ab.create("emitc.if", [cond], [], regions=[Region([then])])
 
 
 #: The architecture built for when no GPU is visible (H100/H200, with its PTX for newer GPUs).
@@ -125,7 +324,7 @@ class CUDATarget(CTarget):
         kernel with the block ids."""
         return ["static", "__device__"]
 
-    def gpu_kernel_config(self, kind, extents, tiles, *, matmul=None, root_dims=()):
+    def gpu_kernel_config(self, kind, extents, tiles, *, matmul=None, root_dims=(), inner_reduction=False):
         """IREE LLVMGPU-style configs (see ``gpu_select_lowering_strategy``):
 
         - elementwise (``LLVMGPUVectorize``): the innermost dim in tiles of
@@ -137,8 +336,12 @@ class CUDATarget(CTarget):
           :data:`MATMUL_TILE` over (m, n), 1 over the batch, :data:`MATMUL_THREADS` threads,
           micro-kernel ``ireec_gpu_matmul_f32``; other contractions keep the CPU tiling
           (``LLVMGPUDistribute``);
-        - reduction (``LLVMGPUWarpReduction``) and everything else: the CPU tiling, rows or
-          independent iterations spread over up to :data:`MAX_THREADS` threads."""
+        - reduction whose root reduces its innermost loop (rows: sums, softmax, layernorm;
+          ``LLVMGPUWarpReduction``): tiles of ``MAX_THREADS / WARP`` rows, one warp per row
+          (see :meth:`distribute_workgroup`), the grid capped by :meth:`grid_for`; rows
+          shorter than a warp: tiles of :data:`MAX_THREADS` rows, a thread per row;
+        - other reductions and everything else (``LLVMGPUDistribute``): the CPU tiling, rows
+          or independent iterations spread over up to :data:`MAX_THREADS` threads."""
         tiles = list(tiles)
         if not extents:
             return GPUKernelConfig("LLVMGPUDistribute", (), (1,))
@@ -157,6 +360,13 @@ class CUDATarget(CTarget):
                 new = [min(t, e) if role[d] == "batch" else t for t, e, d in zip(new, extents, root_dims)]
                 return GPUKernelConfig("LLVMGPUMatmulSimt", tuple(new), (MATMUL_THREADS,),
                                        ukernel="ireec_gpu_matmul_f32")
+        if kind == "reduction" and inner_reduction:
+            new = [1] * len(extents)
+            if inner_reduction < 0 or inner_reduction >= WARP:  # a warp per row
+                new[-1] = min(extents[-1], MAX_THREADS // WARP)
+                return GPUKernelConfig("LLVMGPUWarpReduction", tuple(new), (self.block_size(new[-1] * WARP),))
+            new[-1] = min(extents[-1], MAX_THREADS)  # short rows: a thread per row
+            return GPUKernelConfig("LLVMGPUDistribute", tuple(new), (self.block_size(new[-1]),))
         pipeline = "LLVMGPUWarpReduction" if kind == "reduction" else "LLVMGPUDistribute"
         rows = tiles[0] if len(tiles) == 1 else MAX_THREADS
         return GPUKernelConfig(pipeline, tuple(tiles), (self.block_size(rows),))
@@ -182,14 +392,19 @@ class CUDATarget(CTarget):
         whose iterations are independent (``iterations_independent``: elementwise work, and
         rows of reductions or matmuls, each iteration owning its outputs) and calls of device
         micro-kernels (callee ``ireec_gpu_*``, which every thread of the block makes
-        together), with only uniform scalar ops between them: in each loop thread ``t`` runs
+        together), with only uniform scalar ops and per-tile temporary arrays (declared
+        ``__shared__``: one copy per block) between them: in each loop thread ``t`` runs
         iterations ``lb + t*step``, ``+ blockDim.x*step``... (block-stride, so consecutive
         threads touch consecutive elements), and ``__syncthreads()`` separates consecutive
         loops and calls (what one writes, the next may read from another thread). Block
         size: :data:`MATMUL_THREADS` with a micro-kernel call, else :data:`MAX_THREADS` or
-        the largest constant trip count rounded up to a warp when smaller. A loop that is not
-        independent beside a micro-kernel call runs on thread 0 alone; any other body runs on
-        one thread (returns 1)."""
+        the largest constant trip count rounded up to a warp when smaller. Row reductions over
+        contiguous rows of at least a warp's length (:func:`row_reduction`) take a warp per
+        row instead (:func:`distribute_rows_over_warps`), and so do loops whose rows are
+        runs of at least a warp of independent contiguous elements (:func:`row_of_elements`:
+        coalesced where a thread per row would stride). A loop that is not independent
+        beside a micro-kernel call runs on thread 0 alone; any other body runs on one thread
+        (returns 1)."""
         from ..ir.attributes import StringAttr
         from ..ir.core import Builder
         from ..passes.vm.kernel_to_emitc import iterations_independent
@@ -198,17 +413,40 @@ class CUDATarget(CTarget):
             return (op.name == "emitc.call_opaque"
                     and op.attributes["callee"].value.startswith(UKERNEL_PREFIX))
 
+        def block_array(op) -> bool:
+            return (op.name == "emitc.variable" and "array_size" in op.attributes
+                    and "init_values" not in op.attributes)
+
         steps = [op for op in body.ops if op.name == "emitc.for" or collective(op)]
         loops = [op for op in steps if op.name == "emitc.for"]
-        if not steps or any(op.name not in _UNIFORM_OPS for op in body.ops if op not in steps):
+        if not steps or any(op.name not in _UNIFORM_OPS and not block_array(op)
+                            for op in body.ops if op not in steps):
             return 1
+        # Per-tile temporaries are written by some threads and read by others: block-shared.
+        for op in body.ops:
+            if block_array(op) and not op.attributes["element"].value.startswith("__shared__ "):
+                op.attributes["element"] = StringAttr("__shared__ " + op.attributes["element"].value)
         has_call = len(steps) > len(loops)
         if not has_call and not all(iterations_independent(loop) for loop in loops):
             return 1
-        trips = []
-        for loop in loops:
+        def trip_count(loop):
             lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
-            trips.append(None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step)))
+            return None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step))
+
+        rows = {}  # loop -> (rewrite, match): a warp per row, lanes along it
+        for loop in loops:
+            if not iterations_independent(loop):
+                continue
+            match = row_reduction(loop)
+            if match is not None and (trip_count(match[0]) or WARP) >= WARP:
+                rows[loop] = (distribute_rows_over_warps, match)
+                continue
+            inner = row_of_elements(loop)
+            if inner is not None and (trip_count(inner) or WARP) >= WARP:
+                rows[loop] = (distribute_rows_of_elements, inner)
+        # Threads each loop can use: one per iteration, or a warp per row.
+        trips = [None if trip_count(loop) is None else trip_count(loop) * (WARP if loop in rows else 1)
+                 for loop in loops]
         if has_call:
             threads = MATMUL_THREADS
         elif None in trips:
@@ -229,6 +467,10 @@ class CUDATarget(CTarget):
                 verbatim(b, "if (threadIdx.x == 0) {")
                 Builder(body, body.ops.index(op) + 1, op.loc).create(
                     "emitc.verbatim", [], [], {"value": StringAttr("}")})
+                continue
+            if op in rows:
+                rewrite, match = rows[op]
+                rewrite(body, op, match)
                 continue
             lb, _ub, step = op.operands[:3]
             first = b.create("emitc.expression", [lb, step], [lb.type],

@@ -331,12 +331,20 @@ def test_emulated_cuda_matches_c(path, tmp_path, capsys):
     """The cuda target's host module and kernels, run on the CPU through the emulated CUDA
     runtime (every block, every thread), compute what the ``c`` target computes: launch
     grids, block-stride thread mapping, device entries, host-pointer entry and reflection.
-    Bit-identical except where the matmul micro-kernel fuses multiply-adds (rtol 1e-5,
-    atol 1e-4 there: an indexing error would be of the order of the values)."""
+    Bit-identical except where the matmul micro-kernel fuses multiply-adds or a warp
+    reduction reorders a sum (rtol 1e-5, atol 1e-4 there: an indexing error would be of the
+    order of the values). row_sum runs on 1000 rows (the emulation runs every thread)."""
+    if path.stem == "row_sum":
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        small = tmp_path / "row_sum.mlir"
+        small.write_text(path.read_text().replace("100000x", "1000x").replace("<100000x", "<1000x")
+                         .replace("tensor<100000xf32>", "tensor<1000xf32>"))
+        path = small
     g = ireec.load(emulated_cuda_library(path, tmp_path / "cuda"))
     c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
     o = compile_file(str(path), target="cuda")
-    fused = "ireec_gpu_matmul_f32(" in o.files[f"{o.module_name}_kernels.cu"]
+    kernels = o.files[f"{o.module_name}_kernels.cu"]
+    fused = "ireec_gpu_matmul_f32(" in kernels or "__shfl_down_sync" in kernels
     rng = np.random.default_rng(0)
     for name in c.functions:
         args = [rng.standard_normal(t.shape).astype(t.dtype) for t in c.info(name).args]
@@ -442,6 +450,9 @@ def _kernel_shapes_reference(name: str, args: List[np.ndarray]) -> np.ndarray:
         "elementwise_odd": lambda: a[0] * a[1],
         "elementwise_narrow": lambda: a[0] - a[1],
         "row_max": lambda: a[0].max(axis=1),
+        "row_sum_long": lambda: (a[0] + a[1]).sum(axis=1),
+        "row_max_i32": lambda: a[0].max(axis=1),
+        "softmax_rows": lambda: np.exp(a[0] - a[0].max(1, keepdims=True)) / np.exp(a[0] - a[0].max(1, keepdims=True)).sum(1, keepdims=True),
     }[name]()
 
 
@@ -449,7 +460,9 @@ def _kernel_shapes_reference(name: str, args: List[np.ndarray]) -> np.ndarray:
 def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
     """Every kernel shape of the GPU configs (matmul micro-kernel with partial tiles, unit
     dims, accumulation, transposed operands, batch + epilogue; elementwise tiles, here with
-    the grid capped at 2 blocks so blocks loop over workgroups; rows of a reduction) run
+    the grid capped at 2 blocks so blocks loop over workgroups; reductions with a warp per
+    row (f32 sums, i32 max, a softmax with block-shared row temporaries) or a thread per
+    short row) run
     through the CUDA emulation matches numpy within rtol 1e-5 / atol 1e-4."""
     import ireec.targets.cuda as cuda
 
@@ -458,10 +471,12 @@ def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
     text = compile_file(str(KERNEL_SHAPES), target="cuda").files["kernel_shapes_kernels.cu"]
     assert text.count("ireec_gpu_matmul_f32(") == 5
     assert "grid 2x1x1 (grid-stride)" in text and "wg += (int64_t)gridDim.x" in text
+    assert "__shfl_down_sync" in text and "__shared__ float" in text  # row reductions, softmax
     g = ireec.load(emulated_cuda_library(KERNEL_SHAPES, tmp_path))
     rng = np.random.default_rng(3)
     for name in g.functions:
-        args = [rng.uniform(-1, 1, t.shape).astype(t.dtype) for t in g.info(name).args]
+        args = [(rng.uniform(-1, 1, t.shape) if t.dtype.kind == "f" else rng.integers(-1000, 1000, t.shape)).astype(t.dtype)
+                for t in g.info(name).args]
         got = g.call(name, *args)
         np.testing.assert_allclose(got, _kernel_shapes_reference(name, args), rtol=1e-5, atol=1e-4,
                                    err_msg=name)

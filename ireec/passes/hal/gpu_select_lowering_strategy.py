@@ -13,7 +13,9 @@ elementwise     ``LLVMGPUVectorize``         a workgroup is a contiguous tile of
                                              (block-stride); the grid is capped from the SM
                                              count and blocks loop over workgroups
                                              (grid-stride)
-reduction       ``LLVMGPUWarpReduction``     rows of the reduction spread over the block
+reduction       ``LLVMGPUWarpReduction``     a warp per row of 8-row tiles when the root
+                                             reduces its innermost loop, the partials
+                                             combined with warp shuffles
 contraction     ``LLVMGPUMatmulSimt``        f32 matmul/batch_matmul: 128x128 output tiles,
                                              each computed by the shared-memory tiled SIMT
                                              micro-kernel ``ireec_gpu_matmul_f32``
@@ -120,7 +122,15 @@ def configure_gpu_kernel(kernel: Operation, export: Operation, target) -> Option
     root_dims: List[int] = []
     if root is not None and "ireec.distribute" in root.attributes:
         root_dims = [int(d) for d in root.attributes["ireec.distribute"].value]
-    cfg = target.gpu_kernel_config(kind, extents, tiles, matmul=mm, root_dims=root_dims)
+    inner_reduction = 0
+    if kind == REDUCTION and root is not None:
+        try:
+            if L.iterator_types(root)[-1] == L.REDUCTION:
+                inner_reduction = L.loop_ranges(root)[-1] or -1
+        except (ValueError, KeyError, IndexError):
+            inner_reduction = 0
+    cfg = target.gpu_kernel_config(kind, extents, tiles, matmul=mm, root_dims=root_dims,
+                                   inner_reduction=inner_reduction)
     if cfg is None:
         return None
     tiles = list(cfg.tiles)

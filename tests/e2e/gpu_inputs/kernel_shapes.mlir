@@ -96,3 +96,42 @@ func.func @row_max(%a: tensor<77x1xf32>) -> tensor<77xf32> {
   } -> tensor<77xf32>
   return %r : tensor<77xf32>
 }
+
+func.func @row_sum_long(%a: tensor<37x333xf32>, %b: tensor<37x333xf32>) -> tensor<37xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<37x333xf32>
+  %s = linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<37x333xf32>, tensor<37x333xf32>) outs(%e : tensor<37x333xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %t = arith.addf %x, %y : f32
+    linalg.yield %t : f32
+  } -> tensor<37x333xf32>
+  %re = tensor.empty() : tensor<37xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%re : tensor<37xf32>) -> tensor<37xf32>
+  %r = linalg.generic {indexing_maps = [#id2, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<37x333xf32>) outs(%init : tensor<37xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %t = arith.addf %acc, %x : f32
+    linalg.yield %t : f32
+  } -> tensor<37xf32>
+  return %r : tensor<37xf32>
+}
+
+func.func @row_max_i32(%a: tensor<9x40xi32>) -> tensor<9xi32> {
+  %min = arith.constant -2147483648 : i32
+  %e = tensor.empty() : tensor<9xi32>
+  %init = linalg.fill ins(%min : i32) outs(%e : tensor<9xi32>) -> tensor<9xi32>
+  %r = linalg.generic {indexing_maps = [#id2, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<9x40xi32>) outs(%init : tensor<9xi32>) {
+  ^bb0(%x: i32, %acc: i32):
+    %m = arith.maxsi %acc, %x : i32
+    linalg.yield %m : i32
+  } -> tensor<9xi32>
+  return %r : tensor<9xi32>
+}
+
+func.func @softmax_rows(%a: tensor<13x257xf32>) -> tensor<13x257xf32> {
+  %e = tensor.empty() : tensor<13x257xf32>
+  %r = linalg.softmax dimension(1) ins(%a : tensor<13x257xf32>) outs(%e : tensor<13x257xf32>) -> tensor<13x257xf32>
+  return %r : tensor<13x257xf32>
+}
