@@ -161,8 +161,8 @@ def row_of_elements(loop):
     return inner
 
 
-def distribute_rows_of_elements(body, loop, inner) -> None:
-    """A warp per row of ``loop`` (rows ``lb + warp*step``, ``+ (blockDim.x/32)*step``...),
+def distribute_rows_of_elements(body, loop, inner, threads: int) -> None:
+    """A warp per row of ``loop`` (rows ``lb + warp*step``, ``+ (threads/32)*step``...),
     its lanes over the elements of the row (``inner``: lane ``l`` takes ``l``, ``l + 32``...),
     so a warp touches contiguous memory."""
     from ..ir.attributes import StringAttr
@@ -174,16 +174,17 @@ def distribute_rows_of_elements(body, loop, inner) -> None:
     lb, _ub, step = loop.operands[:3]
     b = Builder(body, body.ops.index(loop), loop.loc)
     loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
-    loop.set_operand(2, expr(b, [step], f"(int)blockDim.x / {WARP} * {{0}}", step.type))
+    loop.set_operand(2, expr(b, [step], f"{threads // WARP} * {{0}}", step.type))
     ilb, _iub, istep = inner.operands[:3]
     rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
     inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
     inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
 
 
-def distribute_rows_over_warps(body, loop, match) -> None:
+def distribute_rows_over_warps(body, loop, match, threads: int) -> None:
     """Rewrite the row reduction ``match`` (:func:`row_reduction`) of ``loop`` in ``body``
-    so that each warp takes a row (rows ``lb + warp*step``, ``+ (blockDim.x/32)*step``...)
+    so that each warp takes a row (rows ``lb + warp*step``, ``+ (threads/32)*step``...; the
+    block has ``threads`` threads)
     and its 32 lanes split the inner loop (lane ``l`` folds elements ``l``, ``l + 32``...
     into a private partial), then combine the partials with ``__shfl_down_sync`` (offsets
     16, 8, 4, 2, 1: IREE's ``LLVMGPUWarpReduction`` subgroup reduce) and lane 0 folds the
@@ -213,7 +214,7 @@ def distribute_rows_over_warps(body, loop, match) -> None:
     lb, _ub, step = loop.operands[:3]
     b = Builder(body, body.ops.index(loop), loop.loc)
     loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
-    loop.set_operand(2, expr(b, [step], f"(int)blockDim.x / {WARP} * {{0}}", step.type))
+    loop.set_operand(2, expr(b, [step], f"{threads // WARP} * {{0}}", step.type))
 
     rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
     zero_attr = FloatAttr(0.0, t) if isinstance(t, T.FloatType) else IntegerAttr(0, t)
@@ -394,8 +395,9 @@ class CUDATarget(CTarget):
         micro-kernels (callee ``ireec_gpu_*``, which every thread of the block makes
         together), with only uniform scalar ops and per-tile temporary arrays (declared
         ``__shared__``: one copy per block) between them: in each loop thread ``t`` runs
-        iterations ``lb + t*step``, ``+ blockDim.x*step``... (block-stride, so consecutive
-        threads touch consecutive elements), and ``__syncthreads()`` separates consecutive
+        iterations ``lb + t*step``, ``+ threads*step``... (block-stride, so consecutive
+        threads touch consecutive elements; the block size is a constant so nvcc can unroll
+        and batch the loads), and ``__syncthreads()`` separates consecutive
         loops and calls (what one writes, the next may read from another thread). Block
         size: :data:`MATMUL_THREADS` with a micro-kernel call, else :data:`MAX_THREADS` or
         the largest constant trip count rounded up to a warp when smaller. Row reductions over
@@ -470,13 +472,13 @@ class CUDATarget(CTarget):
                 continue
             if op in rows:
                 rewrite, match = rows[op]
-                rewrite(body, op, match)
+                rewrite(body, op, match, threads)
                 continue
             lb, _ub, step = op.operands[:3]
             first = b.create("emitc.expression", [lb, step], [lb.type],
                              {"c": StringAttr("{0} + (int)threadIdx.x * {1}")}).result
             stride = b.create("emitc.expression", [step], [step.type],
-                              {"c": StringAttr("(int)blockDim.x * {0}")}).result
+                              {"c": StringAttr(f"{threads} * {{0}}")}).result
             op.set_operand(0, first)
             op.set_operand(2, stride)
         return threads
