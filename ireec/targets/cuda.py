@@ -49,6 +49,10 @@ ELEMENTWISE_TILE = 4 * MAX_THREADS
 #: (ireec_runtime.h: 256 threads each computing an 8x8 register block, K in steps of 8).
 MATMUL_TILE = (128, 128)
 MATMUL_THREADS = 256
+#: Shared memory of ``ireec_gpu_matmul_f32`` (two buffers of A and B slabs, 8 x 132 floats
+#: each) and the static shared memory a block may declare (CUDA: 48 KiB).
+MATMUL_SHARED_BYTES = 2 * 2 * 8 * 132 * 4
+SHARED_LIMIT = 48 * 1024
 #: Callees of device micro-kernels: every thread of the block calls them together.
 UKERNEL_PREFIX = "ireec_gpu_"
 #: Ops that may stand beside the distributed loop: every thread computes them alike.
@@ -405,8 +409,9 @@ class CUDATarget(CTarget):
         row instead (:func:`distribute_rows_over_warps`), and so do loops whose rows are
         runs of at least a warp of independent contiguous elements (:func:`row_of_elements`:
         coalesced where a thread per row would stride). A loop that is not independent
-        beside a micro-kernel call runs on thread 0 alone; any other body runs on one thread
-        (returns 1)."""
+        beside a micro-kernel call runs on thread 0 alone (so do all loops there when the
+        temporaries and the micro-kernel's tiles exceed :data:`SHARED_LIMIT`); any other body
+        (or temporaries beyond :data:`SHARED_LIMIT`) runs on one thread (returns 1)."""
         from ..ir.attributes import StringAttr
         from ..ir.core import Builder
         from ..passes.vm.kernel_to_emitc import iterations_independent
@@ -419,25 +424,32 @@ class CUDATarget(CTarget):
             return (op.name == "emitc.variable" and "array_size" in op.attributes
                     and "init_values" not in op.attributes)
 
+        from ..tools.report import c_type_bytes
+
         steps = [op for op in body.ops if op.name == "emitc.for" or collective(op)]
         loops = [op for op in steps if op.name == "emitc.for"]
         if not steps or any(op.name not in _UNIFORM_OPS and not block_array(op)
                             for op in body.ops if op not in steps):
             return 1
-        # Per-tile temporaries are written by some threads and read by others: block-shared.
-        for op in body.ops:
-            if block_array(op) and not op.attributes["element"].value.startswith("__shared__ "):
-                op.attributes["element"] = StringAttr("__shared__ " + op.attributes["element"].value)
         has_call = len(steps) > len(loops)
-        if not has_call and not all(iterations_independent(loop) for loop in loops):
+        arrays = [op for op in body.ops if block_array(op)]
+        shared = sum(int(op.attributes["array_size"].value) * c_type_bytes(op.attributes["element"].value)
+                     for op in arrays)
+        serial = shared + (MATMUL_SHARED_BYTES if has_call else 0) > SHARED_LIMIT
+        if not has_call and (serial or not all(iterations_independent(loop) for loop in loops)):
             return 1
+        # Per-tile temporaries are written by some threads and read by others: block-shared
+        # (when they do not fit, thread 0 alone runs the loops beside the micro-kernel).
+        for op in arrays if not serial else []:
+            if not op.attributes["element"].value.startswith("__shared__ "):
+                op.attributes["element"] = StringAttr("__shared__ " + op.attributes["element"].value)
         def trip_count(loop):
             lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
             return None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step))
 
         rows = {}  # loop -> (rewrite, match): a warp per row, lanes along it
         for loop in loops:
-            if not iterations_independent(loop):
+            if serial or not iterations_independent(loop):
                 continue
             match = row_reduction(loop)
             if match is not None and (trip_count(match[0]) or WARP) >= WARP:
@@ -465,7 +477,7 @@ class CUDATarget(CTarget):
                 verbatim(b, "__syncthreads();")
             if op.name != "emitc.for":
                 continue
-            if not iterations_independent(op):
+            if serial or not iterations_independent(op):
                 verbatim(b, "if (threadIdx.x == 0) {")
                 Builder(body, body.ops.index(op) + 1, op.loc).create(
                     "emitc.verbatim", [], [], {"value": StringAttr("}")})

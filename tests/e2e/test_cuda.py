@@ -472,6 +472,8 @@ def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
     assert text.count("ireec_gpu_matmul_f32(") == 5
     assert "grid 2x1x1 (grid-stride)" in text and "wg += (int64_t)gridDim.x" in text
     assert "__shfl_down_sync" in text and "__shared__ float" in text  # row reductions, softmax
+    softmax = text[text.index("softmax_rows_dispatch_0_reduction_37x257_f32_kernel("):]
+    assert "gridDim.x" in softmax.split("\n}")[0] and "__syncthreads();  /* the next" in softmax
     g = ireec.load(emulated_cuda_library(KERNEL_SHAPES, tmp_path))
     rng = np.random.default_rng(3)
     for name in g.functions:
