@@ -81,23 +81,15 @@ _COMBINER = re.compile(
 _SHUFFLED = ("f32", "f64", "i32", "i64", "si32", "si64", "ui32", "ui64")
 
 
-def row_reduction(loop):
-    """When ``loop`` (an ``emitc.for`` whose iterations are independent rows) ends with one
-    inner loop folding values into one element per row — its body holds pure ops and
+def fold_loop(loop):
+    """When the loop ``loop`` folds values into one element — its body holds pure ops and
     exactly one load and one store of that element (``out[i] = combine(out[i], z)``, the
-    address invariant in the inner loop, ``combine`` a :data:`_COMBINER`) and reads some
-    input contiguously along the inner loop (a row of a row-major matrix) — return
-    ``(inner, load, store, combine, z)``; else None."""
+    address invariant in the loop, ``combine`` a :data:`_COMBINER`, the element a shuffled
+    type) — return ``(load, store, combine, z)``; else None."""
     from ..ir import types as T
-    from ..passes.vm.kernel_to_emitc import _address, _defined_inside, _shift_of
+    from ..passes.vm.kernel_to_emitc import _address, _defined_inside
 
-    ops = list(loop.body.ops)
-    if not ops or ops[-1].name != "emitc.for":
-        return None
-    inner = ops[-1]
-    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
-        return None
-    body = list(inner.body.ops)
+    body = list(loop.body.ops)
     if any(o.regions or o.name not in ("emitc.constant", "emitc.expression", "emitc.load", "emitc.store")
            for o in body):
         return None
@@ -109,27 +101,37 @@ def row_reduction(loop):
     if len(loads) != 1 or _address(loads[0]) != _address(st):
         return None
     ld = loads[0]
-    inside = _defined_inside(inner)
+    inside = _defined_inside(loop)
     if any(v in inside for v in list(st.operands[2:]) + list(ld.operands[1:])):
         return None
     x = ld.results[0]
     comb = st.operands[0].owner
-    if (getattr(comb, "name", None) != "emitc.expression" or comb.parent is not inner.body
+    if (getattr(comb, "name", None) != "emitc.expression" or comb.parent is not loop.body
             or len(comb.operands) != 2 or list(comb.operands).count(x) != 1 or len(x.uses) != 1
             or not _COMBINER.fullmatch(comb.attributes["c"].value)):
         return None
     t = x.type
     if not (isinstance(t, (T.FloatType, T.IntegerType)) and str(t) in _SHUFFLED):
         return None
-    iv = inner.body.args[0]
-    inner_inside = inside - {iv}
-    if not any(o.name == "emitc.load" and o is not ld
-               and any(stride == 1 and _shift_of(i, iv, inner_inside)
-                       for stride, i in zip(o.attributes["strides"].value, o.operands[1:]))
-               for o in body):
-        return None  # the inner loop does not walk contiguous memory: a thread per row reads better
     z = comb.operands[1] if comb.operands[0] is x else comb.operands[0]
-    return inner, ld, st, comb, z
+    return ld, st, comb, z
+
+
+def row_reduction(loop):
+    """When ``loop`` (an ``emitc.for`` whose iterations are independent rows) ends with one
+    inner loop folding values into one element per row (:func:`fold_loop`) that reads some
+    input contiguously along the inner loop (a row of a row-major matrix), with only pure
+    ops before it, return ``(inner, load, store, combine, z)``; else None."""
+    ops = list(loop.body.ops)
+    if not ops or ops[-1].name != "emitc.for":
+        return None
+    inner = ops[-1]
+    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
+        return None
+    match = fold_loop(inner)
+    if match is None or not _walks_contiguously(inner, exclude=match[0]):
+        return None  # a thread per row reads better when the row is not contiguous
+    return (inner,) + match
 
 
 def _walks_contiguously(inner, exclude=None) -> bool:
@@ -185,86 +187,195 @@ def distribute_rows_of_elements(body, loop, inner, threads: int) -> None:
     inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
 
 
-def distribute_rows_over_warps(body, loop, match, threads: int) -> None:
-    """Rewrite the row reduction ``match`` (:func:`row_reduction`) of ``loop`` in ``body``
-    so that each warp takes a row (rows ``lb + warp*step``, ``+ (threads/32)*step``...; the
-    block has ``threads`` threads)
-    and its 32 lanes split the inner loop (lane ``l`` folds elements ``l``, ``l + 32``...
-    into a private partial), then combine the partials with ``__shfl_down_sync`` (offsets
-    16, 8, 4, 2, 1: IREE's ``LLVMGPUWarpReduction`` subgroup reduce) and lane 0 folds the
-    result into the row's element. A lane that saw no element contributes nothing (a
-    ``have`` flag travels with its partial, unless the row has at least 32 elements), so
-    no identity value is needed. The order of
-    the fold changes, so floating-point results may differ from a sequential loop's in the
-    last bits."""
+def _fold_into_partial(outer_block, at_op, inner, match):
+    """Declare ``part``/``have`` (a private partial and whether it holds a value) in
+    ``outer_block`` before ``at_op`` and rewrite the fold of ``inner`` (:func:`fold_loop`)
+    to ``part = have ? combine(part, z) : z; have = 1``. Returns ``(part, have, load
+    operands, load attributes, store operands after the value, store attributes)``."""
     from ..ir import types as T
     from ..ir.attributes import FloatAttr, IntegerAttr, StringAttr
-    from ..ir.core import Block, Builder, Region
+    from ..ir.core import Builder
 
-    inner, ld, st, comb, z = match
+    ld, st, comb, z = match
     x = ld.results[0]
-    ld_operands, ld_attrs = list(ld.operands), dict(ld.attributes)
-    st_operands, st_attrs = list(st.operands[1:]), dict(st.attributes)
     t = x.type
-    x_first = comb.operands[0] is x
-    template = comb.attributes["c"].value
-
-    def expr(b, operands, c, ty):
-        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
-
-    def combine(b, acc, val):
-        return expr(b, [acc, val] if x_first else [val, acc], template, t)
-
-    lb, _ub, step = loop.operands[:3]
-    b = Builder(body, body.ops.index(loop), loop.loc)
-    loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
-    loop.set_operand(2, expr(b, [step], f"{threads // WARP} * {{0}}", step.type))
-
-    rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
+    saved = (list(ld.operands), dict(ld.attributes), list(st.operands[1:]), dict(st.attributes))
+    rb = Builder(outer_block, outer_block.ops.index(at_op), at_op.loc)
     zero_attr = FloatAttr(0.0, t) if isinstance(t, T.FloatType) else IntegerAttr(0, t)
     part = rb.create("emitc.variable", [rb.create("emitc.constant", [], [t], {"value": zero_attr}).result], [t]).result
     no = rb.create("emitc.constant", [], [T.i32], {"value": IntegerAttr(0, T.i32)}).result
     have = rb.create("emitc.variable", [no], [T.i32]).result
-    ilb, _iub, istep = inner.operands[:3]
-    inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
-    inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
-
-    # In the inner loop: part = have ? combine(part, z) : z; have = 1.
     ib = Builder(inner.body, inner.body.ops.index(ld), ld.loc)
     x.replace_all_uses_with(ib.create("emitc.read", [part], [t]).result)
     ld.erase()
     ib = Builder(inner.body, inner.body.ops.index(st), st.loc)
     h = ib.create("emitc.read", [have], [T.i32]).result
-    ib.create("emitc.assign", [part, expr(ib, [h, comb.results[0], z], "{0} ? {1} : {2}", t)], [])
+    sel = ib.create("emitc.expression", [h, comb.results[0], z], [t], {"c": StringAttr("{0} ? {1} : {2}")}).result
+    ib.create("emitc.assign", [part, sel], [])
     yes = ib.create("emitc.constant", [], [T.i32], {"value": IntegerAttr(1, T.i32)}).result
     ib.create("emitc.assign", [have, yes], [])
     st.erase()
+    return (part, have) + saved
 
-    # After it: the warp's partials meet in lane 0. When the row has at least a warp's
-    # elements every lane has a partial and the flags need not travel.
-    lb_c, ub_c, step_c = (_int_constant(v) for v in (ilb, _iub, istep))
-    every_lane = None not in (lb_c, ub_c, step_c) and step_c > 0 and -(-(ub_c - lb_c) // step_c) >= WARP
-    ab = Builder.at_end(loop.body)
+
+def _warp_combine(b, part, have, comb_of, every_lane: bool) -> None:
+    """Fold the 32 partials of a warp into lane 0's (``__shfl_down_sync`` by 16, 8, 4, 2,
+    1); ``have`` flags travel along unless ``every_lane`` holds a value."""
+    from ..ir import types as T
+    from ..ir.attributes import StringAttr
+
+    t = part.type
+
+    def expr(operands, c, ty):
+        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+
     for off in (16, 8, 4, 2, 1):
-        p = ab.create("emitc.read", [part], [t]).result
-        o = expr(ab, [p], f"__shfl_down_sync(0xffffffffu, {{0}}, {off})", t)
-        both = combine(ab, p, o)
+        p = b.create("emitc.read", [part], [t]).result
+        o = expr([p], f"__shfl_down_sync(0xffffffffu, {{0}}, {off})", t)
+        both = comb_of(b, p, o)
         if every_lane:
-            ab.create("emitc.assign", [part, both], [])
+            b.create("emitc.assign", [part, both], [])
             continue
-        h = ab.create("emitc.read", [have], [T.i32]).result
-        oh = expr(ab, [h], f"__shfl_down_sync(0xffffffffu, {{0}}, {off})", T.i32)
-        ab.create("emitc.assign", [part, expr(ab, [oh, h, both, o, p], "{0} ? ({1} ? {2} : {3}) : {4}", t)], [])
-        ab.create("emitc.assign", [have, expr(ab, [h, oh], "{0} | {1}", T.i32)], [])
-    p = ab.create("emitc.read", [part], [t]).result
-    h = ab.create("emitc.read", [have], [T.i32]).result
-    cond = expr(ab, [h], f"(int)threadIdx.x % {WARP} == 0 && {{0}}", T.i1)
+        h = b.create("emitc.read", [have], [T.i32]).result
+        oh = expr([h], f"__shfl_down_sync(0xffffffffu, {{0}}, {off})", T.i32)
+        b.create("emitc.assign", [part, expr([oh, h, both, o, p], "{0} ? ({1} ? {2} : {3}) : {4}", t)], [])
+        b.create("emitc.assign", [have, expr([h, oh], "{0} | {1}", T.i32)], [])
+
+
+def _fold_into_element(b, cond_c, cond_operands, part, saved, comb_of) -> None:
+    """``if (cond) out[i] = combine(out[i], part);`` with the saved load/store of the fold."""
+    from ..ir import types as T
+    from ..ir.attributes import StringAttr
+    from ..ir.core import Block, Builder, Region
+
+    ld_operands, ld_attrs, st_operands, st_attrs = saved
+    p = b.create("emitc.read", [part], [part.type]).result
+    cond = b.create("emitc.expression", list(cond_operands), [T.i1], {"c": StringAttr(cond_c)}).result
     then = Block()
     tb = Builder.at_end(then)
-    old = tb.create("emitc.load", ld_operands, [t], ld_attrs).result  # row-invariant address
-    new = combine(tb, old, p)
-    tb.create("emitc.store", [new] + st_operands, [], st_attrs)
-    ab.create("emitc.if", [cond], [], regions=[Region([then])])
+    old = tb.create("emitc.load", ld_operands, [part.type], ld_attrs).result
+    tb.create("emitc.store", [comb_of(tb, old, p)] + st_operands, [], st_attrs)
+    b.create("emitc.if", [cond], [], regions=[Region([then])])
+
+
+def _combiner(match):
+    """``comb_of(builder, acc, value)``: the fold's combine expression over two values, in
+    the operand order of the original (``acc`` where the element was read)."""
+    from ..ir.attributes import StringAttr
+
+    ld, _st, comb, _z = match
+    x_first = comb.operands[0] is ld.results[0]
+    template = comb.attributes["c"].value
+    t = ld.results[0].type
+
+    def comb_of(b, acc, val):
+        return b.create("emitc.expression", [acc, val] if x_first else [val, acc], [t],
+                        {"c": StringAttr(template)}).result
+    return comb_of
+
+
+def _every_iteration_count(loop, lanes: int) -> bool:
+    lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
+    return None not in (lb, ub, step) and step > 0 and -(-(ub - lb) // step) >= lanes
+
+
+def distribute_block_reduction(body, loop, match, threads: int) -> None:
+    """The top-level fold ``loop`` (:func:`fold_loop`, e.g. a sum of everything into one
+    element) over the whole block: thread ``t`` folds iterations ``t``, ``t + threads``...
+    into a private partial, each warp combines its partials with ``__shfl_down_sync``, lane
+    0 of each warp writes its warp's partial to ``__shared__`` arrays, and after a barrier
+    thread 0 folds those into the element (IREE's ``LLVMGPUWarpReduction``: a warp reduce,
+    then shared memory across warps)."""
+    from ..emitc.ctypes import storage_ctype
+    from ..ir import types as T
+    from ..ir.attributes import IntegerAttr, StringAttr, TypeAttr, DenseArrayAttr
+    from ..ir.core import Block, Builder, Region
+
+    comb_of = _combiner(match)
+    t = match[0].results[0].type
+    every = _every_iteration_count(loop, threads)
+    part, have, *saved = _fold_into_partial(body, loop, loop, match)
+    lb, _ub, step = loop.operands[:3]
+    b = Builder(body, body.ops.index(loop), loop.loc)
+
+    def expr(bb, operands, c, ty):
+        return bb.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+
+    loop.set_operand(0, expr(b, [lb, step], "{0} + (int)threadIdx.x * {1}", lb.type))
+    loop.set_operand(2, expr(b, [step], f"{threads} * {{0}}", step.type))
+    ab = Builder(body, body.ops.index(loop) + 1, loop.loc)
+    _warp_combine(ab, part, have, comb_of, every)
+    nw = threads // WARP
+    arrays = []
+    for ty in (t, T.i32):
+        arrays.append(ab.create("emitc.variable", [], [T.MemRefType((nw,), ty)], {
+            "array_size": IntegerAttr(nw, T.index), "element": StringAttr("__shared__ " + storage_ctype(ty))}).result)
+
+    def access(bb, name, operands, ty, w):
+        idx = bb.create("emitc.constant", [], [T.index], {"value": IntegerAttr(w, T.index)}).result if isinstance(w, int) else w
+        attrs = {"strides": DenseArrayAttr(T.i64, (1,)), "offset": IntegerAttr(0, T.index), "element_type": TypeAttr(ty)}
+        if name == "emitc.load":
+            return bb.create(name, operands + [idx], [ty], attrs).result
+        bb.create(name, operands + [idx], [], attrs)
+
+    # Lane 0 of each warp publishes the warp's partial.
+    then = Block()
+    tb = Builder.at_end(then)
+    w = expr(tb, [], f"(int)threadIdx.x / {WARP}", T.index)
+    access(tb, "emitc.store", [tb.create("emitc.read", [part], [t]).result, arrays[0]], t, w)
+    access(tb, "emitc.store", [tb.create("emitc.read", [have], [T.i32]).result, arrays[1]], T.i32, w)
+    ab.create("emitc.if", [expr(ab, [], f"(int)threadIdx.x % {WARP} == 0", T.i1)], [], regions=[Region([then])])
+    ab.create("emitc.verbatim", [], [], {"value": StringAttr("__syncthreads();")})
+    # Thread 0 folds the warps' partials, then into the element.
+    then = Block()
+    tb = Builder.at_end(then)
+    tb.create("emitc.assign", [part, access(tb, "emitc.load", [arrays[0]], t, 0)], [])
+    tb.create("emitc.assign", [have, access(tb, "emitc.load", [arrays[1]], T.i32, 0)], [])
+    for k in range(1, nw):
+        p = tb.create("emitc.read", [part], [t]).result
+        h = tb.create("emitc.read", [have], [T.i32]).result
+        o = access(tb, "emitc.load", [arrays[0]], t, k)
+        oh = access(tb, "emitc.load", [arrays[1]], T.i32, k)
+        tb.create("emitc.assign", [part, expr(tb, [oh, h, comb_of(tb, p, o), o, p], "{0} ? ({1} ? {2} : {3}) : {4}", t)], [])
+        tb.create("emitc.assign", [have, expr(tb, [h, oh], "{0} | {1}", T.i32)], [])
+    h = tb.create("emitc.read", [have], [T.i32]).result
+    _fold_into_element(tb, "{0}", [h], part, saved, comb_of)
+    ab.create("emitc.if", [expr(ab, [], "threadIdx.x == 0", T.i1)], [], regions=[Region([then])])
+
+
+def distribute_rows_over_warps(body, loop, match, threads: int) -> None:
+    """Rewrite the row reduction ``match`` (:func:`row_reduction`) of ``loop`` in ``body``
+    so that each warp takes a row (rows ``lb + warp*step``, ``+ (threads/32)*step``...; the
+    block has ``threads`` threads) and its 32 lanes split the inner loop (lane ``l`` folds
+    elements ``l``, ``l + 32``... into a private partial), then combine the partials with
+    ``__shfl_down_sync`` (offsets 16, 8, 4, 2, 1: IREE's ``LLVMGPUWarpReduction`` subgroup
+    reduce) and lane 0 folds the result into the row's element. A lane that saw no element
+    contributes nothing (a ``have`` flag travels with its partial, unless the row has at
+    least 32 elements), so no identity value is needed. The order of the fold changes, so
+    floating-point results may differ from a sequential loop's in the last bits."""
+    from ..ir.attributes import StringAttr
+    from ..ir.core import Builder
+
+    inner, fold = match[0], match[1:]
+    comb_of = _combiner(fold)
+
+    def expr(b, operands, c, ty):
+        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+
+    lb, _ub, step = loop.operands[:3]
+    b = Builder(body, body.ops.index(loop), loop.loc)
+    loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
+    loop.set_operand(2, expr(b, [step], f"{threads // WARP} * {{0}}", step.type))
+    every = _every_iteration_count(inner, WARP)
+    part, have, *saved = _fold_into_partial(loop.body, inner, inner, fold)
+    ilb, _iub, istep = inner.operands[:3]
+    rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
+    inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
+    inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
+    ab = Builder.at_end(loop.body)
+    _warp_combine(ab, part, have, comb_of, every)
+    h = ab.create("emitc.read", [have], [have.type]).result
+    _fold_into_element(ab, f"(int)threadIdx.x % {WARP} == 0 && {{0}}", [h], part, saved, comb_of)
 
 
 #: The architecture built for when no GPU is visible (H100/H200, with its PTX for newer GPUs).
@@ -397,7 +508,7 @@ class CUDATarget(CTarget):
         whose iterations are independent (``iterations_independent``: elementwise work, and
         rows of reductions or matmuls, each iteration owning its outputs) and calls of device
         micro-kernels (callee ``ireec_gpu_*``, which every thread of the block makes
-        together), with only uniform scalar ops and per-tile temporary arrays (declared
+        together) and single stores (thread 0 makes them), with only uniform scalar ops and per-tile temporary arrays (declared
         ``__shared__``: one copy per block) between them: in each loop thread ``t`` runs
         iterations ``lb + t*step``, ``+ threads*step``... (block-stride, so consecutive
         threads touch consecutive elements; the block size is a constant so nvcc can unroll
@@ -408,7 +519,9 @@ class CUDATarget(CTarget):
         contiguous rows of at least a warp's length (:func:`row_reduction`) take a warp per
         row instead (:func:`distribute_rows_over_warps`), and so do loops whose rows are
         runs of at least a warp of independent contiguous elements (:func:`row_of_elements`:
-        coalesced where a thread per row would stride). A loop that is not independent
+        coalesced where a thread per row would stride). A loop folding everything into one
+        element (:func:`fold_loop`, at least a warp of iterations) runs over the whole block
+        (:func:`distribute_block_reduction`). A loop that is not independent
         beside a micro-kernel call runs on thread 0 alone (so do all loops there when the
         temporaries and the micro-kernel's tiles exceed :data:`SHARED_LIMIT`); any other body
         (or temporaries beyond :data:`SHARED_LIMIT`) runs on one thread (returns 1)."""
@@ -426,30 +539,38 @@ class CUDATarget(CTarget):
 
         from ..tools.report import c_type_bytes
 
-        steps = [op for op in body.ops if op.name == "emitc.for" or collective(op)]
+        steps = [op for op in body.ops if op.name in ("emitc.for", "emitc.store") or collective(op)]
         loops = [op for op in steps if op.name == "emitc.for"]
         if not steps or any(op.name not in _UNIFORM_OPS and not block_array(op)
                             for op in body.ops if op not in steps):
             return 1
-        has_call = len(steps) > len(loops)
+        has_call = any(collective(op) for op in steps)
         arrays = [op for op in body.ops if block_array(op)]
         shared = sum(int(op.attributes["array_size"].value) * c_type_bytes(op.attributes["element"].value)
                      for op in arrays)
         serial = shared + (MATMUL_SHARED_BYTES if has_call else 0) > SHARED_LIMIT
-        if not has_call and (serial or not all(iterations_independent(loop) for loop in loops)):
+
+        def trip_count(loop):
+            lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
+            return None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step))
+
+        independent = {loop: iterations_independent(loop) for loop in loops}
+        folds = {}  # loop -> match: a fold of everything into one element, over the block
+        for loop in loops:
+            match = None if independent[loop] or serial else fold_loop(loop)
+            if match is not None and (trip_count(loop) or WARP) >= WARP:
+                folds[loop] = match
+        if not has_call and (serial or not all(independent[loop] or loop in folds for loop in loops)):
             return 1
         # Per-tile temporaries are written by some threads and read by others: block-shared
         # (when they do not fit, thread 0 alone runs the loops beside the micro-kernel).
         for op in arrays if not serial else []:
             if not op.attributes["element"].value.startswith("__shared__ "):
                 op.attributes["element"] = StringAttr("__shared__ " + op.attributes["element"].value)
-        def trip_count(loop):
-            lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
-            return None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step))
 
         rows = {}  # loop -> (rewrite, match): a warp per row, lanes along it
         for loop in loops:
-            if serial or not iterations_independent(loop):
+            if serial or not independent[loop]:
                 continue
             match = row_reduction(loop)
             if match is not None and (trip_count(match[0]) or WARP) >= WARP:
@@ -475,9 +596,17 @@ class CUDATarget(CTarget):
             b = Builder(body, body.ops.index(op), op.loc)
             if k:
                 verbatim(b, "__syncthreads();")
+            if op.name == "emitc.store":  # a single element (e.g. a 0-d fill): thread 0
+                verbatim(b, "if (threadIdx.x == 0) {")
+                Builder(body, body.ops.index(op) + 1, op.loc).create(
+                    "emitc.verbatim", [], [], {"value": StringAttr("}")})
+                continue
             if op.name != "emitc.for":
                 continue
-            if serial or not iterations_independent(op):
+            if op in folds:
+                distribute_block_reduction(body, op, folds[op], threads)
+                continue
+            if serial or not independent[op]:
                 verbatim(b, "if (threadIdx.x == 0) {")
                 Builder(body, body.ops.index(op) + 1, op.loc).create(
                     "emitc.verbatim", [], [], {"value": StringAttr("}")})

@@ -255,8 +255,9 @@ def test_gpu_corpus_passes_exactly_what_c_passes():
 def test_workgroups_run_on_a_block_of_threads(tmp_path):
     """Loops whose iterations own their outputs (elementwise, matmul rows) are spread over
     the block's threads, block-stride, with a barrier between consecutive loops and before
-    an f32 matmul's micro-kernel call (256 threads); a reduction
-    of everything into one element stays on one thread; the c target is unchanged."""
+    an f32 matmul's micro-kernel call (256 threads); a reduction of everything into one
+    element runs over the block (warp shuffles, then shared memory), a short one on one
+    thread; the c target is unchanged."""
     chain = compile_file(str(Path(__file__).resolve().parents[2] / "benchmarks" / "cases" / "elementwise_chain.mlir"),
                          target="cuda").files["elementwise_chain_kernels.cu"]
     assert "(int)threadIdx.x" in chain and "= 256 * 1;" in chain  # block-stride, a constant block size
@@ -285,6 +286,10 @@ def test_workgroups_run_on_a_block_of_threads(tmp_path):
 }
 """)
     red = compile_file(str(total), target="cuda").files["total_kernels.cu"]
+    assert "__shfl_down_sync" in red and "__shared__ float" in red and "dim3(256, 1, 1), 0, stream>>>" in red
+    small = tmp_path / "small.mlir"
+    small.write_text(total.read_text().replace("1000xf32", "5xf32"))
+    red = compile_file(str(small), target="cuda").files["small_kernels.cu"]
     assert "threadIdx" not in red and "dim3(1, 1, 1), 0, stream>>>" in red
     c = compile_file(str(INPUTS / "add.mlir"), target="c").files["add_kernels.c"]
     assert "threadIdx" not in c and "__syncthreads" not in c
@@ -452,6 +457,8 @@ def _kernel_shapes_reference(name: str, args: List[np.ndarray]) -> np.ndarray:
         "row_max": lambda: a[0].max(axis=1),
         "row_sum_long": lambda: (a[0] + a[1]).sum(axis=1),
         "row_max_i32": lambda: a[0].max(axis=1),
+        "total_sum": lambda: a[0].sum(),
+        "total_min_i32": lambda: a[0].min(),
         "softmax_rows": lambda: np.exp(a[0] - a[0].max(1, keepdims=True)) / np.exp(a[0] - a[0].max(1, keepdims=True)).sum(1, keepdims=True),
     }[name]()
 

@@ -135,3 +135,29 @@ func.func @softmax_rows(%a: tensor<37x257xf32>) -> tensor<37x257xf32> {
   %r = linalg.softmax dimension(1) ins(%a : tensor<37x257xf32>) outs(%e : tensor<37x257xf32>) -> tensor<37x257xf32>
   return %r : tensor<37x257xf32>
 }
+
+func.func @total_sum(%x: tensor<7x111xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                       iterator_types = ["reduction", "reduction"]} ins(%x : tensor<7x111xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+func.func @total_min_i32(%x: tensor<300xi32>) -> tensor<i32> {
+  %big = arith.constant 2147483647 : i32
+  %e = tensor.empty() : tensor<i32>
+  %init = linalg.fill ins(%big : i32) outs(%e : tensor<i32>) -> tensor<i32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>],
+                       iterator_types = ["reduction"]} ins(%x : tensor<300xi32>) outs(%init : tensor<i32>) {
+  ^bb0(%a: i32, %acc: i32):
+    %r = arith.minsi %acc, %a : i32
+    linalg.yield %r : i32
+  } -> tensor<i32>
+  return %s : tensor<i32>
+}
