@@ -43,6 +43,9 @@ WARP = 32
 #: each looping over workgroups (grid-stride), as CUDA's best-practice guide advises.
 SM_COUNT = 132
 BLOCKS_PER_SM = 8
+#: Rows each warp of a row-reduction workgroup takes when the rows outnumber the capped
+#: grid's threads (else one).
+ROWS_PER_WARP = 4
 #: Elements of the innermost dim one elementwise workgroup covers (4 per thread).
 ELEMENTWISE_TILE = 4 * MAX_THREADS
 #: Output tile (M, N) of one block of the matmul micro-kernel ``ireec_gpu_matmul_f32``
@@ -453,7 +456,8 @@ class CUDATarget(CTarget):
           micro-kernel ``ireec_gpu_matmul_f32``; other contractions keep the CPU tiling
           (``LLVMGPUDistribute``);
         - reduction whose root reduces its innermost loop (rows: sums, softmax, layernorm;
-          ``LLVMGPUWarpReduction``): tiles of ``MAX_THREADS / WARP`` rows, one warp per row
+          ``LLVMGPUWarpReduction``): tiles of ``MAX_THREADS / WARP`` rows (times
+          :data:`ROWS_PER_WARP` when there are many), one warp per row
           (see :meth:`distribute_workgroup`), the grid capped by :meth:`grid_for`; rows
           shorter than a warp: tiles of :data:`MAX_THREADS` rows, a thread per row;
         - other reductions and everything else (``LLVMGPUDistribute``): the CPU tiling, rows
@@ -479,7 +483,11 @@ class CUDATarget(CTarget):
         if kind == "reduction" and inner_reduction:
             new = [1] * len(extents)
             if inner_reduction < 0 or inner_reduction >= WARP:  # a warp per row
-                new[-1] = min(extents[-1], MAX_THREADS // WARP)
+                # Several rows per warp when there are rows enough to fill the capped grid:
+                # fewer barriers per row, more loads in flight.
+                grid_warps = SM_COUNT * BLOCKS_PER_SM * (MAX_THREADS // WARP)
+                per_warp = ROWS_PER_WARP if extents[-1] >= grid_warps * ROWS_PER_WARP else 1
+                new[-1] = min(extents[-1], per_warp * MAX_THREADS // WARP)
                 return GPUKernelConfig("LLVMGPUWarpReduction", tuple(new), (self.block_size(new[-1] * WARP),))
             new[-1] = min(extents[-1], MAX_THREADS)  # short rows: a thread per row
             return GPUKernelConfig("LLVMGPUDistribute", tuple(new), (self.block_size(new[-1]),))
