@@ -471,15 +471,16 @@ class CUDATarget(CTarget):
             if extents[-1] < MAX_THREADS and len(extents) > 1:
                 new[-2] = min(extents[-2], MAX_THREADS)
             rows = new[-2] if extents[-1] < MAX_THREADS and len(extents) > 1 else new[-1]
-            return GPUKernelConfig("LLVMGPUVectorize", tuple(new), (self.block_size(rows),))
+            return GPUKernelConfig("LLVMGPUVectorize", self.fit_grid(extents, new), (self.block_size(rows),))
         if kind == "contraction" and matmul is not None:
             role = {matmul["m"]: "m", matmul["n"]: "n", **{d: "batch" for d in matmul["batch"]}}
             if len(root_dims) == len(extents) and sorted(role.get(d, "") for d in root_dims) == sorted(role.values()):
                 new = [MATMUL_TILE[0] if role[d] == "m" else MATMUL_TILE[1] if role[d] == "n" else 1
                        for d in root_dims]
                 new = [min(t, e) if role[d] == "batch" else t for t, e, d in zip(new, extents, root_dims)]
-                return GPUKernelConfig("LLVMGPUMatmulSimt", tuple(new), (MATMUL_THREADS,),
-                                       ukernel="ireec_gpu_matmul_f32")
+                if self.fit_grid(extents, new) == tuple(new):  # one batch per workgroup
+                    return GPUKernelConfig("LLVMGPUMatmulSimt", tuple(new), (MATMUL_THREADS,),
+                                           ukernel="ireec_gpu_matmul_f32")
         if kind == "reduction" and inner_reduction:
             new = [1] * len(extents)
             if inner_reduction < 0 or inner_reduction >= WARP:  # a warp per row
@@ -488,12 +489,25 @@ class CUDATarget(CTarget):
                 grid_warps = SM_COUNT * BLOCKS_PER_SM * (MAX_THREADS // WARP)
                 per_warp = ROWS_PER_WARP if extents[-1] >= grid_warps * ROWS_PER_WARP else 1
                 new[-1] = min(extents[-1], per_warp * MAX_THREADS // WARP)
-                return GPUKernelConfig("LLVMGPUWarpReduction", tuple(new), (self.block_size(new[-1] * WARP),))
+                return GPUKernelConfig("LLVMGPUWarpReduction", self.fit_grid(extents, new),
+                                       (self.block_size(new[-1] * WARP),))
             new[-1] = min(extents[-1], MAX_THREADS)  # short rows: a thread per row
-            return GPUKernelConfig("LLVMGPUDistribute", tuple(new), (self.block_size(new[-1]),))
+            return GPUKernelConfig("LLVMGPUDistribute", self.fit_grid(extents, new), (self.block_size(new[-1]),))
         pipeline = "LLVMGPUWarpReduction" if kind == "reduction" else "LLVMGPUDistribute"
         rows = tiles[0] if len(tiles) == 1 else MAX_THREADS
         return GPUKernelConfig(pipeline, tuple(tiles), (self.block_size(rows),))
+
+    @staticmethod
+    def fit_grid(extents, tiles):
+        """``tiles`` grown where a distributed dim would need more workgroups than CUDA's
+        grid allows on its axis (the last dim is x, then y, z: :data:`GRID_LIMITS`)."""
+        tiles = list(tiles)
+        n = len(tiles)
+        for k in range(n):
+            limit = GRID_LIMITS[n - 1 - k]
+            if -(-extents[k] // tiles[k]) > limit:
+                tiles[k] = -(-extents[k] // limit)
+        return tuple(tiles)
 
     @staticmethod
     def block_size(trips: int) -> int:

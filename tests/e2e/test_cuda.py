@@ -506,6 +506,21 @@ def test_gpu_lowering_config_is_shown_at_hal(tmp_path, capsys):
     assert "ireec.distribution = array<i64: 20011, 1024>" in out
     assert "pipeline = LLVMGPUWarpReduction" in out
     assert "workgroup_count = array<i64: 20, 1, 1>" in out  # 20011 elements in tiles of 1024
+    tall = tmp_path / "tall.mlir"  # 70000 rows in tiles of 1 would exceed the grid's y limit
+    tall.write_text("""func.func @tall(%a: tensor<70000x300xf32>) -> tensor<70000x300xf32> {
+  %e = tensor.empty() : tensor<70000x300xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]} ins(%a : tensor<70000x300xf32>) outs(%e : tensor<70000x300xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  } -> tensor<70000x300xf32>
+  return %r : tensor<70000x300xf32>
+}
+""")
+    code, out, err = run_cli(["compile", str(tall), "--target=cuda", "--compile-to=hal"], capsys)
+    assert code == 0, err
+    assert "workgroup_count = array<i64: 1, 35000, 1>" in out and "ireec.distribution = array<i64: 70000, 2, 300, 300>" in out
     code, out, err = run_cli(["compile", str(KERNEL_SHAPES), "--target=c", "--compile-to=hal"], capsys)
     assert code == 0, err
     assert "iree_gpu" not in out and "CPUDoubleTilingExpert" in out
