@@ -8,9 +8,18 @@ the host-pointer entries), ``<module>_kernels.h/.cu`` (per dispatch: the workgro
 ``__device__`` function, a ``__global__`` kernel and a launch function) and ``ireec_runtime.h``.
 
 Execution model, as IREE's LLVMGPU pipeline maps it: the dispatch's workgroup count is the
-grid and one CUDA block runs one workgroup, ``blockIdx.x/y/z`` being the workgroup ids. The
-block has one thread running the workgroup's loop nest (the CPU tiling's workgroup body), so
-results are those of the ``c`` target (no contraction into FMA: ``-fmad=false``).
+grid and its workgroup size the block; one CUDA block runs one workgroup, ``blockIdx.x/y/z``
+being the workgroup ids (a 1-D count beyond ``SM_COUNT * BLOCKS_PER_SM`` launches that many
+blocks, each looping over workgroups: :meth:`CUDATarget.grid_for`). The lowering config per
+dispatch kind (:meth:`CUDATarget.gpu_kernel_config`, applied by
+``iree-llvmgpu-select-lowering-strategy``) chooses the tiles; :meth:`CUDATarget.distribute_workgroup`
+maps the workgroup body onto the block: independent loops block-stride over the threads, row
+reductions a warp per row with ``__shfl_down_sync``, folds into one element over the whole
+block, f32 matmuls through the micro-kernel ``ireec_gpu_matmul_f32`` of ireec_runtime.h
+(``iree-codegen-gpu-lower-to-ukernels``). Element-wise arithmetic rounds as the ``c``
+target's does (no contraction into FMA: ``-fmad=false``); the matmul micro-kernel fuses
+multiply-adds and warp/block reductions sum in another order, so those differ from the
+``c`` target in the last bits.
 
 Constants and mutable module state are ``__device__`` arrays in the module image (no upload
 step); the host program reaches them through ``cudaGetSymbolAddress``. Host-side buffer
@@ -278,6 +287,8 @@ def _combiner(match):
 
 
 def _every_iteration_count(loop, lanes: int) -> bool:
+    """Whether ``loop`` has constant bounds and at least ``lanes`` iterations (so each of
+    ``lanes`` threads striding over it gets one)."""
     lb, ub, step = (_int_constant(v) for v in loop.operands[:3])
     return None not in (lb, ub, step) and step > 0 and -(-(ub - lb) // step) >= lanes
 
@@ -399,8 +410,9 @@ def gpu_visible() -> bool:
 
 
 class CUDATarget(CTarget):
-    """CUDA C through nvcc: one block per workgroup (``blockIdx`` = workgroup id), the
-    host program on a ``cudaStream_t`` over device pointers."""
+    """CUDA C through nvcc: one block per workgroup (``blockIdx`` = workgroup id), GPU
+    lowering configs per dispatch kind, the host program on a ``cudaStream_t`` over device
+    pointers."""
 
     name = "cuda"
     is_gpu = True
