@@ -15,7 +15,7 @@ dispatch kind (:meth:`CUDATarget.gpu_kernel_config`, applied by
 ``iree-llvmgpu-select-lowering-strategy``) chooses the tiles; :meth:`CUDATarget.distribute_workgroup`
 maps the workgroup body onto the block: independent loops block-stride over the threads, row
 reductions a warp per row with ``__shfl_down_sync``, folds into one element over the whole
-block, f32 matmuls through the micro-kernel ``ireec_gpu_matmul_f32`` of ireec_runtime.h
+block, matmuls through the micro-kernels ``ireec_gpu_matmul_<type>`` of ireec_runtime.h
 (``iree-codegen-gpu-lower-to-ukernels``). Element-wise arithmetic rounds as the ``c``
 target's does (no contraction into FMA: ``-fmad=false``); the matmul micro-kernel fuses
 multiply-adds and warp/block reductions sum in another order, so those differ from the
@@ -57,11 +57,11 @@ BLOCKS_PER_SM = 8
 ROWS_PER_WARP = 4
 #: Elements of the innermost dim one elementwise workgroup covers (4 per thread).
 ELEMENTWISE_TILE = 4 * MAX_THREADS
-#: Output tile (M, N) of one block of the matmul micro-kernel ``ireec_gpu_matmul_f32``
+#: Output tile (M, N) of one block of the matmul micro-kernels ``ireec_gpu_matmul_<type>``
 #: (ireec_runtime.h: 256 threads each computing an 8x8 register block, K in steps of 8).
 MATMUL_TILE = (128, 128)
 MATMUL_THREADS = 256
-#: Shared memory of ``ireec_gpu_matmul_f32`` (two buffers of A and B slabs, 8 x 132 floats
+#: Shared memory of ``ireec_gpu_matmul_<type>`` (two buffers of A and B slabs, 8 x 132 floats
 #: each) and the static shared memory a block may declare (CUDA: 48 KiB).
 MATMUL_SHARED_BYTES = 2 * 2 * 8 * 132 * 4
 SHARED_LIMIT = 48 * 1024
@@ -463,10 +463,10 @@ class CUDATarget(CTarget):
           one element per thread and pass, block-stride so a warp reads 128 contiguous
           bytes); when the innermost extent is below :data:`MAX_THREADS`, the next dim is
           tiled by up to :data:`MAX_THREADS` so the block still has that many rows to spread;
-        - contraction with an f32 matmul/batch_matmul root (``LLVMGPUMatmulSimt``): tiles of
-          :data:`MATMUL_TILE` over (m, n), 1 over the batch, :data:`MATMUL_THREADS` threads,
-          micro-kernel ``ireec_gpu_matmul_f32``; other contractions keep the CPU tiling
-          (``LLVMGPUDistribute``);
+        - contraction with an f32/f16/bf16 matmul or batch_matmul root
+          (``LLVMGPUMatmulSimt``): tiles of :data:`MATMUL_TILE` over (m, n), 1 over the
+          batch, :data:`MATMUL_THREADS` threads, micro-kernel ``ireec_gpu_matmul_<type>``
+          (f32 accumulation); other contractions keep the CPU tiling (``LLVMGPUDistribute``);
         - reduction whose root reduces its innermost loop (rows: sums, softmax, layernorm;
           ``LLVMGPUWarpReduction``): tiles of ``MAX_THREADS / WARP`` rows (times
           :data:`ROWS_PER_WARP` when there are many), one warp per row
@@ -492,7 +492,7 @@ class CUDATarget(CTarget):
                 new = [min(t, e) if role[d] == "batch" else t for t, e, d in zip(new, extents, root_dims)]
                 if self.fit_grid(extents, new) == tuple(new):  # one batch per workgroup
                     return GPUKernelConfig("LLVMGPUMatmulSimt", tuple(new), (MATMUL_THREADS,),
-                                           ukernel="ireec_gpu_matmul_f32")
+                                           ukernel=f"ireec_gpu_matmul_{matmul['element']}")
         if kind == "reduction" and inner_reduction:
             new = [1] * len(extents)
             if inner_reduction < 0 or inner_reduction >= WARP:  # a warp per row

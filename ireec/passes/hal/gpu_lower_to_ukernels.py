@@ -8,7 +8,7 @@ It runs after bufferization, on the ``linalg.generic`` marked ``ireec.gpu_ukerne
 unit-layout memrefs) the op becomes
 
     "iree_codegen.ukernel.generic"(%A, %B, %C, %wg_m, %wg_n[, %wg_b]) {
-        u_kernel_fn_name = "ireec_gpu_matmul_f32",
+        u_kernel_fn_name = "ireec_gpu_matmul_f32",   // _f16, _bf16 by element type
         sizes = [M, N, K], strides = [a_b, a_m, a_k, b_b, b_k, b_n, c_b, c_m, c_n],
         tiles = [tile_m, tile_n], accumulate = 0 | 1, lowering_config = <the root's>}
 

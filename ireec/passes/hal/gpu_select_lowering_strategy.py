@@ -16,9 +16,10 @@ elementwise     ``LLVMGPUVectorize``         a workgroup is a contiguous tile of
 reduction       ``LLVMGPUWarpReduction``     a warp per row of 8-row tiles when the root
                                              reduces its innermost loop, the partials
                                              combined with warp shuffles
-contraction     ``LLVMGPUMatmulSimt``        f32 matmul/batch_matmul: 128x128 output tiles,
-                                             each computed by the shared-memory tiled SIMT
-                                             micro-kernel ``ireec_gpu_matmul_f32``
+contraction     ``LLVMGPUMatmulSimt``        f32/f16/bf16 matmul, batch_matmul: 128x128
+                                             output tiles, each computed by the
+                                             shared-memory tiled SIMT micro-kernel
+                                             ``ireec_gpu_matmul_<type>``
                                              (:mod:`.gpu_lower_to_ukernels`), epilogue after it
 other           ``LLVMGPUDistribute``        the CPU tiling, its independent loops spread
                                              over the block
@@ -45,6 +46,8 @@ from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
 from .select_lowering_strategy import _NEUTRAL, ceil_div
 
+#: Element types the matmul micro-kernels take (A, B and C alike; products accumulate in f32).
+MATMUL_ELEMENT_TYPES = ("f32", "f16", "bf16")
 #: Dispatch kinds, as :func:`dispatch_kind` names them.
 ELEMENTWISE, REDUCTION, CONTRACTION, OTHER = "elementwise", "reduction", "contraction", "other"
 
@@ -52,13 +55,17 @@ ELEMENTWISE, REDUCTION, CONTRACTION, OTHER = "elementwise", "reduction", "contra
 def matmul_dims(op: Operation) -> Optional[dict]:
     """The roles of the loops of a contraction ``op`` (a ``linalg.generic`` computing
     ``C[b, m, n] += A[b, m, k] * B[b, k, n]`` in any operand layout): ``{"batch": [d] or [],
-    "m": d, "n": d, "k": d}``, when its payload is exactly ``mulf`` then ``addf`` into the
-    output, every operand is f32 and each indexing map is a projection of plain dims; else
-    None (the op is not one the matmul micro-kernel computes)."""
+    "m": d, "n": d, "k": d, "element": "f32" | "f16" | "bf16"}``, when its payload is exactly
+    ``mulf`` then ``addf`` into the output, every operand has the same element type of
+    :data:`MATMUL_ELEMENT_TYPES` and each indexing map is a projection of plain dims; else
+    None (the op is not one the matmul micro-kernels compute)."""
     if op.name != "linalg.generic" or len(L.inputs(op)) != 2 or len(L.outputs(op)) != 1:
         return None
     vals = L.inputs(op) + L.outputs(op)
-    if not all(isinstance(v.type, T.ShapedType) and v.type.element_type == T.f32 for v in vals):
+    if not all(isinstance(v.type, T.ShapedType) for v in vals):
+        return None
+    element = str(vals[0].type.element_type)
+    if element not in MATMUL_ELEMENT_TYPES or any(str(v.type.element_type) != element for v in vals):
         return None
     body = [o for o in L.payload(op).ops]
     if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
@@ -85,7 +92,7 @@ def matmul_dims(op: Operation) -> Optional[dict]:
     ms, ns, bs = sorted((da & dc) - db), sorted((db & dc) - da), sorted(da & db & dc)
     if len(ms) != 1 or len(ns) != 1 or len(bs) > 1 or len(its) != 3 + len(bs):
         return None
-    return {"batch": bs, "m": ms[0], "n": ns[0], "k": k}
+    return {"batch": bs, "m": ms[0], "n": ns[0], "k": k, "element": element}
 
 
 def dispatch_kind(compute: Sequence[Operation], root: Optional[Operation]) -> str:

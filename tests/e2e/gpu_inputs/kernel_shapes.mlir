@@ -161,3 +161,11 @@ func.func @total_min_i32(%x: tensor<300xi32>) -> tensor<i32> {
   } -> tensor<i32>
   return %s : tensor<i32>
 }
+
+func.func @matmul_f16(%a: tensor<70x45xf16>, %b: tensor<45x130xf16>) -> tensor<70x130xf16> {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<70x130xf16>
+  %c = linalg.fill ins(%zero : f16) outs(%e : tensor<70x130xf16>) -> tensor<70x130xf16>
+  %r = linalg.matmul ins(%a, %b : tensor<70x45xf16>, tensor<45x130xf16>) outs(%c : tensor<70x130xf16>) -> tensor<70x130xf16>
+  return %r : tensor<70x130xf16>
+}
