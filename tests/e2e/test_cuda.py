@@ -459,6 +459,7 @@ def _kernel_shapes_reference(name: str, args: List[np.ndarray]) -> np.ndarray:
         "row_max_i32": lambda: a[0].max(axis=1),
         "total_sum": lambda: a[0].sum(),
         "matmul_f16": lambda: a[0] @ a[1],
+        "matmul_broadcast_rhs": lambda: a[0] @ a[1],
         "total_min_i32": lambda: a[0].min(),
         "softmax_rows": lambda: np.exp(a[0] - a[0].max(1, keepdims=True)) / np.exp(a[0] - a[0].max(1, keepdims=True)).sum(1, keepdims=True),
     }[name]()
@@ -477,7 +478,7 @@ def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
     monkeypatch.setattr(cuda, "SM_COUNT", 2)
     monkeypatch.setattr(cuda, "BLOCKS_PER_SM", 1)
     text = compile_file(str(KERNEL_SHAPES), target="cuda").files["kernel_shapes_kernels.cu"]
-    assert text.count("ireec_gpu_matmul_f32(") == 5 and text.count("ireec_gpu_matmul_f16(") == 1
+    assert text.count("ireec_gpu_matmul_f32(") == 6 and text.count("ireec_gpu_matmul_f16(") == 1
     assert "grid 2x1x1 (grid-stride)" in text and "wg += (int64_t)gridDim.x" in text
     assert "__shfl_down_sync" in text and "__shared__ float" in text  # row reductions, softmax
     softmax = text[text.index("softmax_rows_dispatch_0_reduction_37x257_f32_kernel("):]

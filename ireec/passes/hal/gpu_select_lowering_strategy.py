@@ -54,7 +54,8 @@ ELEMENTWISE, REDUCTION, CONTRACTION, OTHER = "elementwise", "reduction", "contra
 
 def matmul_dims(op: Operation) -> Optional[dict]:
     """The roles of the loops of a contraction ``op`` (a ``linalg.generic`` computing
-    ``C[b, m, n] += A[b, m, k] * B[b, k, n]`` in any operand layout): ``{"batch": [d] or [],
+    ``C[b, m, n] += A[b, m, k] * B[b, k, n]`` in any operand layout, one of A or B possibly
+    broadcast along the batch): ``{"batch": [d] or [],
     "m": d, "n": d, "k": d, "element": "f32" | "f16" | "bf16"}``, when its payload is exactly
     ``mulf`` then ``addf`` into the output, every operand has the same element type of
     :data:`MATMUL_ELEMENT_TYPES` and each indexing map is a projection of plain dims; else
@@ -90,6 +91,19 @@ def matmul_dims(op: Operation) -> Optional[dict]:
         return None
     k = red[0]
     ms, ns, bs = sorted((da & dc) - db), sorted((db & dc) - da), sorted(da & db & dc)
+    c_order = [e.pos for e in maps[2].results]
+
+    def split(ds):
+        # Of several M (or N) dims the innermost in C plays M; the others are a batch that
+        # the other operand is broadcast along (its batch stride is 0).
+        if len(ds) <= 1:
+            return ds, []
+        inner = max(ds, key=c_order.index)
+        return [inner], [d for d in ds if d != inner]
+
+    ms, more_m = split(ms)
+    ns, more_n = split(ns)
+    bs = sorted(bs + more_m + more_n)
     if len(ms) != 1 or len(ns) != 1 or len(bs) > 1 or len(its) != 3 + len(bs):
         return None
     return {"batch": bs, "m": ms[0], "n": ns[0], "k": k, "element": element}

@@ -369,7 +369,7 @@ class KernelLowering:
         tm, tn = (int(x) for x in op.attributes["tiles"].value)
         ptrs = [a, bm, c]
         if len(ids) > 2:
-            ptrs = [f"{p} + {ids[2]} * INT64_C({s})" for p, s in zip(ptrs, (a_b, b_b, c_b))]
+            ptrs = [f"{p} + {ids[2]} * INT64_C({s})" if s else p for p, s in zip(ptrs, (a_b, b_b, c_b))]
         args = ptrs + [f"INT64_C({x})" for x in (m_, n_, k_, a_m, a_k, b_k, b_n, c_m, c_n)]
         args += [f"{ids[0]} * INT64_C({tm})", f"{ids[1]} * INT64_C({tn})", str(int(op.attributes["accumulate"].value))]
         b.create("emitc.call_opaque", [], [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),

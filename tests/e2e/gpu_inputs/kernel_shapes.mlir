@@ -169,3 +169,18 @@ func.func @matmul_f16(%a: tensor<70x45xf16>, %b: tensor<45x130xf16>) -> tensor<7
   %r = linalg.matmul ins(%a, %b : tensor<70x45xf16>, tensor<45x130xf16>) outs(%c : tensor<70x130xf16>) -> tensor<70x130xf16>
   return %r : tensor<70x130xf16>
 }
+
+func.func @matmul_broadcast_rhs(%a: tensor<2x5x7xf32>, %b: tensor<7x9xf32>) -> tensor<2x5x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x9xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x5x9xf32>) -> tensor<2x5x9xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (k, n)>, affine_map<(b, m, n, k) -> (b, m, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<2x5x7xf32>, tensor<7x9xf32>) outs(%c : tensor<2x5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x5x9xf32>
+  return %r : tensor<2x5x9xf32>
+}
