@@ -575,10 +575,10 @@ class CUDATarget(CTarget):
 
         steps = [op for op in body.ops if op.name in ("emitc.for", "emitc.store") or collective(op)]
         loops = [op for op in steps if op.name == "emitc.for"]
-        if not steps or any(op.name not in _UNIFORM_OPS and not block_array(op)
-                            for op in body.ops if op not in steps):
-            return 1
         has_call = any(collective(op) for op in steps)
+        if not (loops or has_call) or any(op.name not in _UNIFORM_OPS and not block_array(op)
+                                          for op in body.ops if op not in steps):
+            return 1
         arrays = [op for op in body.ops if block_array(op)]
         shared = sum(int(op.attributes["array_size"].value) * c_type_bytes(op.attributes["element"].value)
                      for op in arrays)
