@@ -573,6 +573,11 @@ class CUDATarget(CTarget):
 
         from ..tools.report import c_type_bytes
 
+        for op in body.ops:
+            for inner in op.walk():
+                if inner is not op and collective(inner):
+                    raise CompileError("a device micro-kernel call inside a loop cannot be spread "
+                                       "over the block's threads", inner.loc)
         steps = [op for op in body.ops if op.name in ("emitc.for", "emitc.store") or collective(op)]
         loops = [op for op in steps if op.name == "emitc.for"]
         has_call = any(collective(op) for op in steps)
