@@ -211,7 +211,8 @@ def test_toy_target_registered_from_a_test_builds_and_runs(toy_target, tmp_path,
 @pytest.mark.parametrize("path", SEEDS, ids=[p.stem for p in SEEDS])
 @pytest.mark.gpu
 def test_gpu_seed_matches_c(path, tmp_path, capsys):
-    """Each seed function on the GPU matches the ``c`` target within 1e-5."""
+    """Each seed function on the GPU matches the ``c`` target within rtol 1e-5, atol 1e-4
+    (the matmul micro-kernel fuses multiply-adds; element-wise work is bit-identical)."""
     if not GPU:
         pytest.skip("no NVIDIA GPU visible (nvidia-smi -L)")
     c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
@@ -219,7 +220,7 @@ def test_gpu_seed_matches_c(path, tmp_path, capsys):
     rng = np.random.default_rng(0)
     for name in c.functions:
         args = [rng.standard_normal(t.shape).astype(t.dtype) for t in c.info(name).args]
-        np.testing.assert_allclose(g.call(name, *args), c.call(name, *args), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(g.call(name, *args), c.call(name, *args), rtol=1e-5, atol=1e-4)
 
 
 @pytest.mark.gpu
