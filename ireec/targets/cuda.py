@@ -55,6 +55,9 @@ BLOCKS_PER_SM = 8
 #: Rows each warp of a row-reduction workgroup takes when the rows outnumber the capped
 #: grid's threads (else one).
 ROWS_PER_WARP = 4
+#: Rows at least this long take a block each when a warp per row would leave most of the
+#: GPU's resident threads idle.
+BLOCK_ROW = 4 * MAX_THREADS
 #: Elements of the innermost dim one elementwise workgroup covers (4 per thread).
 ELEMENTWISE_TILE = 4 * MAX_THREADS
 #: Output tile (M, N) of one block of the matmul micro-kernels ``ireec_gpu_matmul_<type>``
@@ -469,7 +472,8 @@ class CUDATarget(CTarget):
           (f32 accumulation); other contractions keep the CPU tiling (``LLVMGPUDistribute``);
         - reduction whose root reduces its innermost loop (rows: sums, softmax, layernorm;
           ``LLVMGPUWarpReduction``): tiles of ``MAX_THREADS / WARP`` rows (times
-          :data:`ROWS_PER_WARP` when there are many), one warp per row
+          :data:`ROWS_PER_WARP` when there are many), one warp per row; few rows of at
+          least :data:`BLOCK_ROW` elements: a block per row
           (see :meth:`distribute_workgroup`), the grid capped by :meth:`grid_for`; rows
           shorter than a warp: tiles of :data:`MAX_THREADS` rows, a thread per row;
         - other reductions and everything else (``LLVMGPUDistribute``): the CPU tiling, rows
@@ -495,6 +499,12 @@ class CUDATarget(CTarget):
                                            ukernel=f"ireec_gpu_matmul_{matmul['element']}")
         if kind == "reduction" and inner_reduction:
             new = [1] * len(extents)
+            resident = SM_COUNT * BLOCKS_PER_SM * MAX_THREADS
+            if inner_reduction >= BLOCK_ROW and extents[-1] * WARP < resident:
+                # Few long rows: a block per row (the row loop has one iteration and goes; the
+                # block folds the row: warp shuffles, then shared memory across warps).
+                new[-1] = 1
+                return GPUKernelConfig("LLVMGPUWarpReduction", self.fit_grid(extents, new), (MAX_THREADS,))
             if inner_reduction < 0 or inner_reduction >= WARP:  # a warp per row
                 # Several rows per warp when there are rows enough to fill the capped grid:
                 # fewer barriers per row, more loads in flight.
@@ -542,12 +552,14 @@ class CUDATarget(CTarget):
         whose iterations are independent (``iterations_independent``: elementwise work, and
         rows of reductions or matmuls, each iteration owning its outputs) and calls of device
         micro-kernels (callee ``ireec_gpu_*``, which every thread of the block makes
-        together) and single stores (thread 0 makes them), with only uniform scalar ops and per-tile temporary arrays (declared
+        together) and single stores (thread 0 makes them), with only uniform scalar ops,
+        loads every thread makes alike and per-tile temporary arrays (declared
         ``__shared__``: one copy per block) between them: in each loop thread ``t`` runs
         iterations ``lb + t*step``, ``+ threads*step``... (block-stride, so consecutive
         threads touch consecutive elements; the block size is a constant so nvcc can unroll
-        and batch the loads), and ``__syncthreads()`` separates consecutive
-        loops and calls (what one writes, the next may read from another thread). Block
+        and batch the loads), and ``__syncthreads()`` separates steps from each other and
+        from the loads between them (what one writes, the next may read from another
+        thread). Block
         size: :data:`MATMUL_THREADS` with a micro-kernel call, else :data:`MAX_THREADS` or
         the largest constant trip count rounded up to a warp when smaller. Row reductions over
         contiguous rows of at least a warp's length (:func:`row_reduction`) take a warp per
@@ -581,7 +593,7 @@ class CUDATarget(CTarget):
         steps = [op for op in body.ops if op.name in ("emitc.for", "emitc.store") or collective(op)]
         loops = [op for op in steps if op.name == "emitc.for"]
         has_call = any(collective(op) for op in steps)
-        if not (loops or has_call) or any(op.name not in _UNIFORM_OPS and not block_array(op)
+        if not (loops or has_call) or any(op.name not in _UNIFORM_OPS + ("emitc.load",) and not block_array(op)
                                           for op in body.ops if op not in steps):
             return 1
         arrays = [op for op in body.ops if block_array(op)]
@@ -631,10 +643,22 @@ class CUDATarget(CTarget):
         def verbatim(b, text):
             b.create("emitc.verbatim", [], [], {"value": StringAttr(text)})
 
-        for k, op in enumerate(steps):
+        # Barriers: before a step when an earlier step ran or values were read since the
+        # last barrier (what one writes, another thread may read or overwrite next), and
+        # before a load between steps when a step ran since (all threads read its result).
+        ran = read = False
+        for op in list(body.ops):
+            if op.name == "emitc.load" and op not in steps:
+                if ran:
+                    verbatim(Builder(body, body.ops.index(op), op.loc), "__syncthreads();")
+                    ran = False
+                read = True
+            elif op in steps:
+                if ran or read:
+                    verbatim(Builder(body, body.ops.index(op), op.loc), "__syncthreads();")
+                ran, read = True, False
+        for op in steps:
             b = Builder(body, body.ops.index(op), op.loc)
-            if k:
-                verbatim(b, "__syncthreads();")
             if op.name == "emitc.store":  # a single element (e.g. a 0-d fill): thread 0
                 verbatim(b, "if (threadIdx.x == 0) {")
                 Builder(body, body.ops.index(op) + 1, op.loc).create(

@@ -462,6 +462,7 @@ def _kernel_shapes_reference(name: str, args: List[np.ndarray]) -> np.ndarray:
         "matmul_f16": lambda: a[0] @ a[1],
         "matmul_broadcast_rhs": lambda: a[0] @ a[1],
         "total_min_i32": lambda: a[0].min(),
+        "softmax_long_rows": lambda: np.exp(a[0] - a[0].max(1, keepdims=True)) / np.exp(a[0] - a[0].max(1, keepdims=True)).sum(1, keepdims=True),
         "softmax_rows": lambda: np.exp(a[0] - a[0].max(1, keepdims=True)) / np.exp(a[0] - a[0].max(1, keepdims=True)).sum(1, keepdims=True),
     }[name]()
 
@@ -471,8 +472,8 @@ def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
     """Every kernel shape of the GPU configs (matmul micro-kernel with partial tiles, unit
     dims, accumulation, transposed operands, batch + epilogue; elementwise tiles, here with
     the grid capped at 2 blocks so blocks loop over workgroups; reductions with a warp per
-    row (f32 sums, i32 max, a softmax with block-shared row temporaries) or a thread per
-    short row) run
+    row (f32 sums, i32 max, a softmax with block-shared row temporaries), a block per long
+    row, a thread per short row, the whole block for a fold into one element) run
     through the CUDA emulation matches numpy within rtol 1e-5 / atol 1e-4 (f16: 1e-3 / 1e-2)."""
     import ireec.targets.cuda as cuda
 
@@ -482,6 +483,9 @@ def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
     assert text.count("ireec_gpu_matmul_f32(") == 6 and text.count("ireec_gpu_matmul_f16(") == 1
     assert "grid 2x1x1 (grid-stride)" in text and "wg += (int64_t)gridDim.x" in text
     assert "__shfl_down_sync" in text and "__shared__ float" in text  # row reductions, softmax
+    # Few long rows: a block per row (partials through shared memory), launched 256 wide.
+    assert "softmax_long_rows_dispatch_0_reduction_3x2001_f32: workgroup count 3x1x1, grid 2x1x1" in text
+    assert "softmax_long_rows_dispatch_0_reduction_3x2001_f32_kernel<<<dim3(2, 1, 1), dim3(256, 1, 1)" in text
     softmax = text[text.index("softmax_rows_dispatch_0_reduction_37x257_f32_kernel("):]
     assert "gridDim.x" in softmax.split("\n}")[0] and "__syncthreads();  /* the next" in softmax
     g = ireec.load(emulated_cuda_library(KERNEL_SHAPES, tmp_path))

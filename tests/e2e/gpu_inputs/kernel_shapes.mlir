@@ -184,3 +184,9 @@ func.func @matmul_broadcast_rhs(%a: tensor<2x5x7xf32>, %b: tensor<7x9xf32>) -> t
   } -> tensor<2x5x9xf32>
   return %r : tensor<2x5x9xf32>
 }
+
+func.func @softmax_long_rows(%a: tensor<3x2001xf32>) -> tensor<3x2001xf32> {
+  %e = tensor.empty() : tensor<3x2001xf32>
+  %r = linalg.softmax dimension(1) ins(%a : tensor<3x2001xf32>) outs(%e : tensor<3x2001xf32>) -> tensor<3x2001xf32>
+  return %r : tensor<3x2001xf32>
+}
