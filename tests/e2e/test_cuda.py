@@ -499,6 +499,20 @@ def test_emulated_gpu_kernel_shapes_match_numpy(tmp_path, monkeypatch):
                                    rtol=tol / 10, atol=tol, err_msg=name)
 
 
+@needs_nvcc
+@pytest.mark.slow
+def test_kernel_shapes_compile_with_nvcc(tmp_path):
+    """Every GPU kernel shape (micro-kernels, warp and block reductions, shared temporaries,
+    grid-stride launches) compiles with nvcc, warning-free, with ptxas placing no register
+    block on the stack."""
+    _check_sources_compile(KERNEL_SHAPES, tmp_path)
+    proc = subprocess.run([NVCC] + NVCC_CHECK + ["-Xptxas", "-v", "-I", ".", "-c", "kernel_shapes_kernels.cu",
+                                                 "-o", "k.o"], cwd=tmp_path, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    frames = re.findall(r"(\d+) bytes stack frame", proc.stdout)
+    assert proc.returncode == 0 and frames and set(frames) == {"0"}, proc.stdout
+
+
 def test_gpu_lowering_config_is_shown_at_hal(tmp_path, capsys):
     """``--compile-to=hal`` for cuda shows each dispatch's GPU config: the pipeline and
     workgroup size in ``translation_info``, the workgroup tiles (and the matmul micro-kernel)
