@@ -79,7 +79,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", SelectLoweringStrategyPass, "lowering config per kernel: distributed dims, tile sizes, workgroup count = ceil(extent / tile)"),
     ("hal", LLVMGPUSelectLoweringStrategyPass, "GPU targets: per dispatch kind (elementwise, reduction, contraction, other) the tile sizes, workgroup count = grid and workgroup size = block"),
     ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings, intermediates in per-tile temporaries"),
-    ("hal", GPULowerToUKernelsPass, "GPU targets: f32 matmul roots become calls of the shared-memory tiled device micro-kernel their config names"),
+    ("hal", GPULowerToUKernelsPass, "GPU targets: matmul roots (f32, f16, bf16) become calls of the shared-memory tiled device micro-kernel their config names"),
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
     # vm: C statements as ops.
     ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),

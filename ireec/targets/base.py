@@ -152,7 +152,8 @@ class Target(abc.ABC):
         first) and CPU tile sizes ``tiles``; ``matmul`` gives the loop roles of a matmul-like
         root (see ``gpu_select_lowering_strategy.matmul_dims``), ``root_dims`` the root's loop
         carrying each distributed dim, ``inner_reduction`` the extent of the root's innermost
-        loop when it is a reduction (rows; -1 when dynamic), else 0. None: keep the CPU config (every CPU target)."""
+        loop when it is a reduction (rows; -1 when dynamic), else 0. None: keep the CPU
+        config (every CPU target)."""
         return None
 
     def grid_for(self, workgroup_count: Sequence[int]) -> List[int]:
