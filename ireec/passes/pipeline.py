@@ -17,6 +17,8 @@ from .hal.bufferize import BufferizePass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
 from .hal.select_lowering_strategy import SelectLoweringStrategyPass
+from .hal.gpu_select_lowering_strategy import LLVMGPUSelectLoweringStrategyPass
+from .hal.gpu_lower_to_ukernels import GPULowerToUKernelsPass
 from .input.canonicalize import CanonicalizePass
 from .input.convert_check_to_results import ConvertCheckToResultsPass
 from .input.convert_elementwise_to_linalg import ConvertElementwiseToLinalgPass
@@ -82,7 +84,9 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", MaterializeInterfacesPass, "executables get a target variant; kernel arguments become interface bindings"),
     ("hal", LinalgGeneralizeNamedOpsPass, "named linalg ops become linalg.generic so one lowering handles them all"),
     ("hal", SelectLoweringStrategyPass, "lowering config per kernel: distributed dims, tile sizes, workgroup count = ceil(extent / tile)"),
+    ("hal", LLVMGPUSelectLoweringStrategyPass, "GPU targets: per dispatch kind (elementwise, reduction, contraction, other) the tile sizes, workgroup count = grid and workgroup size = block"),
     ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings, intermediates in per-tile temporaries"),
+    ("hal", GPULowerToUKernelsPass, "GPU targets: matmul roots (f32, f16, bf16) become calls of the shared-memory tiled device micro-kernel their config names"),
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
     # vm: C statements as ops.
     ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),

@@ -17,7 +17,9 @@ the host program reaches it), reduced to what a C-emitting compiler needs:
 - launches: the lines before a dispatch's workgroup loop nest (:meth:`Target.launch_prologue`);
 - lowering configs: :meth:`Target.distribute_workgroup` maps a workgroup onto threads and
   returns the workgroup size (IREE's ``KernelConfig`` workgroup size; the tile sizes are the
-  shared CPU tiling's);
+  shared CPU tiling's); GPU targets (:attr:`Target.is_gpu`) also choose a per-dispatch GPU
+  config (:meth:`Target.gpu_kernel_config`: kind, tile sizes, workgroup size, micro-kernel)
+  and the launch grid (:meth:`Target.grid_for`);
 - host program: what the host functions pass and how they touch buffers
   (:meth:`Target.host_extra_params`, :meth:`Target.host_copy`, :meth:`Target.host_read`,
   :meth:`Target.host_write`, :meth:`Target.constants_base`, :meth:`Target.launch_extra_args`).
@@ -31,7 +33,21 @@ import abc
 import importlib.resources
 import os
 import shlex
-from typing import Dict, List, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+
+@dataclass(frozen=True)
+class GPUKernelConfig:
+    """A GPU target's lowering config of one dispatch (IREE's ``#iree_gpu.lowering_config``
+    with its ``translation_info``): ``pipeline`` (IREE's LLVMGPU pipeline name), ``tiles``
+    (workgroup tile per distributed dim, outermost first), ``workgroup_size`` (threads per
+    block, x first) and ``ukernel`` (the device micro-kernel computing the root, or "")."""
+
+    pipeline: str
+    tiles: Tuple[int, ...]
+    workgroup_size: Tuple[int, ...]
+    ukernel: str = ""
 
 
 class Target(abc.ABC):
@@ -52,6 +68,8 @@ class Target(abc.ABC):
     flags_env: str = "CFLAGS"
     #: Suffix of the sources this target's compiler compiles (``.c`` files always go to cc).
     source_suffix: str = ".c"
+    #: Whether kernels run on a GPU (``iree-llvmgpu-select-lowering-strategy`` configures them).
+    is_gpu: bool = False
     #: Compile flags (before ``$CFLAGS``/``--cflags``) and link flags.
     cflags: Tuple[str, ...] = ()
     ldflags: Tuple[str, ...] = ()
@@ -125,6 +143,23 @@ class Target(abc.ABC):
         and independence marking) onto the threads of a workgroup, rewriting it in place;
         returns the workgroup size (threads). CPU targets run a workgroup on one thread."""
         return 1
+
+    def gpu_kernel_config(self, kind: str, extents: Sequence[int], tiles: Sequence[int], *,
+                          matmul: Optional[dict] = None, root_dims: Sequence[int] = (),
+                          inner_reduction: int = 0) -> Optional[GPUKernelConfig]:
+        """The GPU lowering config of a dispatch of ``kind`` (``elementwise``, ``reduction``,
+        ``contraction``, ``other``) whose distributable dims have ``extents`` (outermost
+        first) and CPU tile sizes ``tiles``; ``matmul`` gives the loop roles of a matmul-like
+        root (see ``gpu_select_lowering_strategy.matmul_dims``), ``root_dims`` the root's loop
+        carrying each distributed dim, ``inner_reduction`` the extent of the root's innermost
+        loop when it is a reduction (rows; -1 when dynamic), else 0. None: keep the CPU
+        config (every CPU target)."""
+        return None
+
+    def grid_for(self, workgroup_count: Sequence[int]) -> List[int]:
+        """The launch grid (x, y, z) running ``workgroup_count`` workgroups; a grid smaller
+        than the count means each block runs several workgroups (grid-stride)."""
+        return list(workgroup_count)
 
     # ------------------------------------------------------------------ host program
     def host_extra_params(self) -> List[Tuple[str, str]]:

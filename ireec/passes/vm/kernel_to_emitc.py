@@ -201,6 +201,7 @@ class KernelLowering:
         blk = Block(arg_types)
         for s, a in zip(subspans, blk.args):
             self.map[s.results[0]] = a
+        self.param_names = {a: n for a, (_t, n) in zip(blk.args, decls)}
         self.workgroup_ids = blk.args[len(subspans):]
         vb = Builder.at_end(blk)
         for _t, n in decls[len(subspans):]:
@@ -346,6 +347,28 @@ class KernelLowering:
     def _convert_workgroup_size(self, op: Operation, b: Builder) -> None:
         # A workgroup is one invocation of this function: IREE's LLVMCPU workgroup size is [1, 1, 1].
         self.map[op.results[0]] = self._index_const(b, 1)
+
+    def _ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` of a GPU matmul (see
+        ``passes/hal/gpu_lower_to_ukernels.py``) → the call of its device micro-kernel with
+        the batch-offset binding pointers, sizes, strides, tile origin and accumulate flag."""
+        names = []
+        for x in op.operands:
+            v = self.v(x)
+            if v not in self.param_names:
+                raise CompileError(f"'{op.name}' operands must be bindings or workgroup ids", op.loc)
+            names.append(self.param_names[v])
+        (a, bm, c), ids = names[:3], names[3:]
+        m_, n_, k_ = (int(x) for x in op.attributes["sizes"].value)
+        a_b, a_m, a_k, b_b, b_k, b_n, c_b, c_m, c_n = (int(x) for x in op.attributes["strides"].value)
+        tm, tn = (int(x) for x in op.attributes["tiles"].value)
+        ptrs = [a, bm, c]
+        if len(ids) > 2:
+            ptrs = [f"{p} + {ids[2]} * INT64_C({s})" if s else p for p, s in zip(ptrs, (a_b, b_b, c_b))]
+        args = ptrs + [f"INT64_C({x})" for x in (m_, n_, k_, a_m, a_k, b_k, b_n, c_m, c_n)]
+        args += [f"{ids[0]} * INT64_C({tm})", f"{ids[1]} * INT64_C({tn})", str(int(op.attributes["accumulate"].value))]
+        b.create("emitc.call_opaque", [], [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
+                                               "args": _str_array(args)})
 
     def _execute_region(self, op: Operation, b: Builder) -> None:
         if len(op.regions[0].blocks) != 1:
@@ -596,5 +619,6 @@ CONVERTERS = {
     "scf.if": KernelLowering._if,
     "scf.while": KernelLowering._while,
     "scf.execute_region": KernelLowering._execute_region,
+    "iree_codegen.ukernel.generic": KernelLowering._ukernel,
     "arith.constant": KernelLowering._constant,
 }

@@ -3,8 +3,11 @@
  * memory is host memory, copies are memcpy, a stream is a no-op handle, and a kernel launch
  * (rewritten by the test from `k<<<grid, block, shmem, stream>>>(args)` into
  * `ireec_emulate_launch(k, grid, block, args)`) runs the blocks one after the other, each on
- * blockDim OS threads that run concurrently; __syncthreads is a barrier among them. No shared
- * memory. */
+ * blockDim OS threads that run concurrently; __syncthreads is a barrier among them. As blocks
+ * run one after another, `__shared__` storage is a function-local `static` (one copy every
+ * thread of the running block sees). float4 and the intrinsics the device micro-kernels of
+ * ireec_runtime.h use (__fmaf_rn: fused, as on the GPU) are plain C++; warp shuffles go
+ * through a per-warp exchange between two per-warp barriers. */
 #ifndef IREEC_CUDA_EMULATION_H_
 #define IREEC_CUDA_EMULATION_H_
 
@@ -19,6 +22,17 @@
 #define __device__
 #define __host__
 #define __align__(n) __attribute__((aligned(n)))
+#define __shared__ static
+#define __forceinline__ inline
+/* ireec_runtime.h compiles its device micro-kernels for the emulation too. */
+#define IREEC_CUDA_EMULATION 1
+
+#include <math.h>
+
+struct __attribute__((aligned(16))) float4 {
+  float x, y, z, w;
+};
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 
 typedef struct ireec_emulated_stream *cudaStream_t;
 typedef enum cudaError {
@@ -40,6 +54,36 @@ static dim3 blockDim(1, 1, 1), gridDim(1, 1, 1);
 static pthread_barrier_t ireec_emulated_barrier;
 
 static inline void __syncthreads(void) { pthread_barrier_wait(&ireec_emulated_barrier); }
+
+/* Warp shuffles: the lanes of a warp (32 consecutive threads) meet at their warp's barrier,
+ * each publishes its value, reads its source lane's, and meets again before the slots are
+ * reused. A source outside the warp (or past the block) gives the caller its own value, as
+ * on the GPU. Only whole warps may call them, as with a full mask on the GPU. */
+#define IREEC_EMULATED_MAX_THREADS 1024
+static pthread_barrier_t ireec_emulated_warp_barriers[IREEC_EMULATED_MAX_THREADS / 32];
+static unsigned char ireec_emulated_lanes[IREEC_EMULATED_MAX_THREADS][8];
+
+template <typename T>
+static inline T ireec_emulated_shuffle(T v, unsigned src_lane) {
+  static_assert(sizeof(T) <= 8, "shuffled values are at most 8 bytes");
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned warp = t / 32, src = warp * 32 + src_lane;
+  memcpy(ireec_emulated_lanes[t], &v, sizeof v);
+  pthread_barrier_wait(&ireec_emulated_warp_barriers[warp]);
+  T r = v;
+  if (src_lane < 32 && src < n) memcpy(&r, ireec_emulated_lanes[src], sizeof r);
+  pthread_barrier_wait(&ireec_emulated_warp_barriers[warp]);
+  return r;
+}
+template <typename T>
+static inline T __shfl_down_sync(unsigned, T v, unsigned delta) {
+  return ireec_emulated_shuffle(v, threadIdx.x % 32 + delta);
+}
+template <typename T>
+static inline T __shfl_xor_sync(unsigned, T v, int lane_mask) {
+  return ireec_emulated_shuffle(v, (threadIdx.x % 32) ^ (unsigned)lane_mask);
+}
 
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static inline cudaError_t cudaPeekAtLastError(void) { return cudaSuccess; }
@@ -72,6 +116,9 @@ static inline void ireec_emulate_launch(void (*kernel)(P...), dim3 grid, dim3 bl
   blockDim = block;
   const unsigned n = block.x * block.y * block.z;
   pthread_barrier_init(&ireec_emulated_barrier, NULL, n);
+  if (n > IREEC_EMULATED_MAX_THREADS) abort();
+  for (unsigned w = 0; w * 32 < n; ++w)
+    pthread_barrier_init(&ireec_emulated_warp_barriers[w], NULL, n - w * 32 < 32 ? n - w * 32 : 32);
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < n; ++t) {
     threads.emplace_back([=]() {
@@ -87,6 +134,7 @@ static inline void ireec_emulate_launch(void (*kernel)(P...), dim3 grid, dim3 bl
   }
   for (std::thread &th : threads) th.join();
   pthread_barrier_destroy(&ireec_emulated_barrier);
+  for (unsigned w = 0; w * 32 < n; ++w) pthread_barrier_destroy(&ireec_emulated_warp_barriers[w]);
 }
 
 #endif  /* IREEC_CUDA_EMULATION_H_ */
