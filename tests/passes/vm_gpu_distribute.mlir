@@ -1,11 +1,11 @@
 // RUN: ireec opt %s --pass-pipeline=iree-codegen-gpu-distribute --target=cuda | filecheck %s --check-prefix=CUDA
 // RUN: ireec opt %s --pass-pipeline=iree-codegen-gpu-distribute --target=c | filecheck %s --check-prefix=C
 
-// With --target=cuda the independent loop runs block-stride over the block's threads (8 iterations:
+// With --target=cuda the independent loop runs block-stride (the block size, a constant) over the block's threads (8 iterations:
 // one warp); a kernel whose loop is not independent stays on one thread. The C target
 // leaves both alone and gives kernels with a loop the clone specifier.
 // CUDA:       %[[FIRST:.*]] = "emitc.expression"(%{{.*}}, %{{.*}}) {c = "{0} + (int)threadIdx.x * {1}"}
-// CUDA-NEXT:  %[[STRIDE:.*]] = "emitc.expression"(%{{.*}}) {c = "(int)blockDim.x * {0}"}
+// CUDA-NEXT:  %[[STRIDE:.*]] = "emitc.expression"(%{{.*}}) {c = "32 * {0}"}
 // CUDA-NEXT:  "emitc.for"(%[[FIRST]], %{{.*}}, %[[STRIDE]])
 // CUDA:       sym_name = "elementwise", kind = "kernel", specifiers = ["static", "__device__"], workgroup_size = 32}
 // CUDA-NOT:   threadIdx
