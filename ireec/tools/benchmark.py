@@ -313,6 +313,38 @@ def harness_overhead(samples: int = 200_000) -> float:
     return run.real_time_per_iteration
 
 
+def call_overhead(module, fn: str, inputs: Sequence, *, samples: int = 20_000,
+                  repetitions: int = 5) -> Dict[str, float]:
+    """Microseconds per call of ``fn`` of a loaded ireec ``module`` on ``inputs`` three ways:
+    ``raw_us``, the C trampoline called through cffi with pointers prepared once
+    (:func:`prepare_call`: the bare C call); ``load_us``, ``module.fn(*inputs)`` (checks,
+    result allocation); ``load_out_us``, the same with preallocated ``out=`` arrays; and
+    ``overhead_us`` = ``load_us - raw_us``, ``overhead_out_us`` = ``load_out_us - raw_us``.
+
+    The three loops of ``samples`` calls are interleaved ``repetitions`` times and each
+    figure is its fastest loop (the least disturbed by other processes). ``inputs`` should
+    be C-contiguous arrays of the exact dtypes (what the fast path takes). Errors as
+    :func:`prepare_call`."""
+    import numpy as np
+
+    raw = prepare_call(module, fn, inputs)
+    bound = module[fn]
+    info = module.info(fn)
+    outs = [np.empty(t.shape, dtype=t.dtype) for t in info.results]
+    out = None if not outs else (outs[0] if len(outs) == 1 else outs)
+    args = tuple(inputs)
+    loops = {"raw_us": raw, "load_us": lambda: bound(*args),
+             "load_out_us": lambda: bound(*args, out=out)}
+    best = {k: float("inf") for k in loops}
+    for _ in range(max(1, repetitions)):
+        for k, f in loops.items():
+            run = _timed_loop(f, samples, time.perf_counter, time.process_time)
+            best[k] = min(best[k], run.real_time_per_iteration * 1e6)
+    best["overhead_us"] = best["load_us"] - best["raw_us"]
+    best["overhead_out_us"] = best["load_out_us"] - best["raw_us"]
+    return best
+
+
 # ---------------------------------------------------------------------------
 # reports
 # ---------------------------------------------------------------------------
