@@ -164,3 +164,67 @@ def test_openmp_model_sources_warning_free(source, flags, tmp_path):
     # One parallel loop per dispatch with more than one workgroup.
     assert text.count("#pragma omp parallel for") == len(multi)
     compile_object_check(out.files, flags, out_dir=tmp_path / "out")
+
+
+# ------------------------------------------------- one parallel region per call
+THREE_DISPATCHES = """
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%x: tensor<32x32xf32>, %y: tensor<32x32xf32>) -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.addf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  %b = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.mulf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<32x32xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<32x32xf32>, tensor<32x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %a, %b, %c : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>
+}
+"""
+
+
+def _host_impl(text: str) -> str:
+    return re.search(r"static ireec_status_t \w+_impl\(.*?\n}\n", text, re.S).group(0)
+
+
+def test_openmp_host_function_opens_one_region_with_barriers_only_on_dependences(tmp_path):
+    """Two independent dispatches and a matmul reading both: one ``omp parallel`` per call,
+    the two run back to back (``nowait``), one barrier before the matmul; the results match
+    numpy, and the sources stay warning-free with and without -fopenmp."""
+    from ireec.compiler import compile_source
+
+    files = compile_source(THREE_DISPATCHES, "three.mlir", target="openmp", module_name="three").files
+    host = _host_impl(files["three.c"])
+    assert host.count("#pragma omp parallel") == 1
+    assert "#pragma omp parallel for" not in host
+    calls = re.findall(r"(\w+_workshare)\(", host)
+    assert len(calls) == 3, host
+    assert host.count("#pragma omp barrier") == 1
+    assert host.index("#pragma omp barrier") > host.index(calls[1] + "(")
+    kernels = files["three_kernels.c"]
+    assert kernels.count("#pragma omp for schedule(static)") + kernels.count("#pragma omp single nowait") == 3
+    for flags in ([], ["-fopenmp"]):
+        compile_object_check(files, flags, out_dir=tmp_path / f"out{len(flags)}")
+    m = ireec.compile_source(THREE_DISPATCHES, target="openmp", source_name="three.mlir")
+    rng = np.random.default_rng(5)
+    x, y = (rng.standard_normal((32, 32)).astype(np.float32) for _ in range(2))
+    a, b, c = m.f(x, y)
+    np.testing.assert_array_equal(a, x + x)
+    np.testing.assert_array_equal(b, y * y)
+    np.testing.assert_allclose(c, (x + x) @ (y * y), rtol=1e-4, atol=1e-4)
+
+
+def test_openmp_single_dispatch_keeps_its_own_parallel_loop():
+    from ireec.compiler import compile_source
+
+    files = compile_source(CONTROL_FLOW, "pw.mlir", target="openmp", module_name="pw").files
+    host = _host_impl(files["pw.c"])
+    assert "#pragma omp" not in host and "_workshare(" not in host
