@@ -308,23 +308,49 @@ def _conflict(pending: List[Tuple[str, int, int, bool]], ranges: List[Tuple[str,
                for b, s, e, w in ranges for pb, ps, pe, pw in pending)
 
 
+def _barriers(items: List[Tuple[List[Tuple[str, int, int, bool]], bool]]) -> List[bool]:
+    """Where a host region needs ``omp barrier``: for each call (its byte ranges, and
+    whether it runs on the primary thread alone rather than shared by all threads), whether
+    a barrier goes before it. A call waits for what earlier calls since the last barrier
+    touched (:func:`_conflict`), except that a primary-thread call never waits for earlier
+    primary-thread calls: the same thread ran them in program order."""
+    shared: List[Tuple[str, int, int, bool]] = []   # ranges of work-shared calls since the barrier
+    primary: List[Tuple[str, int, int, bool]] = []  # ranges of primary-thread calls since the barrier
+    out = []
+    for ranges, on_primary in items:
+        wait = _conflict(shared, ranges) or (not on_primary and _conflict(primary, ranges))
+        if wait:
+            shared, primary = [], []
+        out.append(wait)
+        (primary if on_primary else shared).extend(ranges)
+    return out
+
+
 def _omp(line: str) -> List[str]:
     """``#pragma omp <line>`` guarded by ``#ifdef _OPENMP`` (serial builds ignore it warning-free)."""
     return ["#ifdef _OPENMP", f"#pragma omp {line}", "#endif"]
+
+
+#: The next statement runs on the region's primary thread only, with no barrier: ``omp
+#: masked`` (OpenMP 5.1), ``omp master`` before it.
+_OMP_PRIMARY = ["#if defined(_OPENMP) && _OPENMP >= 202011", "#pragma omp masked",
+                "#elif defined(_OPENMP)", "#pragma omp master", "#endif"]
 
 
 class OpenMPTarget(CTarget):
     """Same kernels as ``c``, workgroups spread over threads.
 
     A host function whose body is straight-line (dispatches and buffer copies, no host
-    scalars, branches or loops) with at least two dispatches opens one parallel region per
+    scalars, branches or loops) with at least two dispatches of several workgroups (each of
+    which would fork and join on its own) opens one parallel region per
     call (``#pragma omp parallel``) and runs each dispatch's workgroups as a work-shared loop
     inside it (the ``<launch>_workshare`` variant: ``#pragma omp for schedule(static)
-    nowait``, or ``omp single nowait`` for a single workgroup); copies run in ``omp single
-    nowait``. A ``#pragma omp barrier`` goes before a call whose byte ranges overlap a range
-    an earlier call since the last barrier writes, or write one it reads (the ranges of
-    ``hal.command_buffer.dispatch``, kept on the call by host_to_emitc); the region's end is
-    the last barrier. One fork/join per call instead of one per dispatch, as IREE's task
+    nowait``); a dispatch of a single workgroup and a buffer copy run on the primary thread
+    (``omp masked``, no barrier). A ``#pragma omp barrier`` goes before a call whose byte
+    ranges overlap a range an earlier call since the last barrier writes, or write one it
+    reads (the ranges of ``hal.command_buffer.dispatch``, kept on the call by
+    host_to_emitc), unless both run on the primary thread (:func:`_barriers`); the region's
+    end is the last barrier. One fork/join per call instead of one per dispatch, as IREE's task
     executor keeps its workers across the dispatches of a command buffer.
 
     Other host functions call the plain launch functions, each its own ``#pragma omp
@@ -349,14 +375,16 @@ class OpenMPTarget(CTarget):
 
     def workshare_launch(self, launch: str, grid) -> Optional[dict]:
         """``<launch>_workshare``: the workgroup loops as an orphaned ``omp for ... nowait``
-        (``omp single nowait`` around a single workgroup), called inside a host region."""
+        (a single workgroup on the primary thread: ``omp masked``), called inside a host
+        region; ``primary`` says which."""
         collapse = f" collapse({len(grid)})" if len(grid) > 1 else ""
-        pragma = f"for schedule(static){collapse} nowait" if grid else "single nowait"
-        return {"name": f"{launch}_workshare", "prologue": _omp(pragma)}
+        prologue = _omp(f"for schedule(static){collapse} nowait") if grid else _OMP_PRIMARY
+        return {"name": f"{launch}_workshare", "prologue": prologue, "primary": not grid}
 
     def host_function(self, f: Operation, kernels: List[dict]) -> Operation:
         """A copy of ``f`` running its calls in one parallel region (see the class), or
-        ``f`` itself when its body is not straight-line or has fewer than two dispatches."""
+        ``f`` itself when its body is not straight-line or has fewer than two dispatches of
+        several workgroups."""
         workshare = {k["launch"]: k["workshare"]["name"] for k in kernels if k.get("workshare")}
         blocks = f.regions[0].blocks
         if len(blocks) != 1:
@@ -372,7 +400,10 @@ class OpenMPTarget(CTarget):
                 ret = op
             else:
                 return f
-        if ret is None or sum(1 for op in items if op.attributes["callee"].value in workshare) < 2:
+        # The region replaces the fork/join of each dispatch of several workgroups; with
+        # fewer than two of them it saves none.
+        shared = {k["launch"] for k in kernels if k.get("workshare") and not k["workshare"]["primary"]}
+        if ret is None or sum(1 for op in items if op.attributes["callee"].value in shared) < 2:
             return f
         g = f.clone()
         body = g.regions[0].blocks[0]
@@ -385,18 +416,18 @@ class OpenMPTarget(CTarget):
 
         out: List[Operation] = list(new_prelude)
         out += [verbatim(x) for x in _omp("parallel")] + [verbatim("{")]
-        pending: List[Tuple[str, int, int, bool]] = []
+        primary = {k["workshare"]["name"] for k in kernels if k.get("workshare") and k["workshare"]["primary"]}
+        plan = []
         for op in new_items:
-            ranges = _access_ranges(op)
-            if _conflict(pending, ranges):
-                out += [verbatim(x) for x in _omp("barrier")]
-                pending = []
-            pending += ranges
             callee = op.attributes["callee"].value
             if callee in workshare:
                 op.attributes["callee"] = StringAttr(workshare[callee])
-            else:  # host work (a copy): one thread
-                out += [verbatim(x) for x in _omp("single nowait")]
+            plan.append((_access_ranges(op), callee not in workshare or workshare[callee] in primary))
+        for op, (_ranges, on_primary), wait in zip(new_items, plan, _barriers(plan)):
+            if wait:
+                out += [verbatim(x) for x in _omp("barrier")]
+            if on_primary and op.attributes["callee"].value not in primary:  # host work (a copy)
+                out += [verbatim(x) for x in _OMP_PRIMARY]
             out.append(op)
         out += [verbatim("}"), new_ret]
         for op in ops:
