@@ -9,24 +9,31 @@
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
 
-=================  =================================================================
-matmul_128/512/1024  C = A·B, f32 square matrices
-elementwise_chain    relu(a*b + c) over 2^20 floats (three elementwise ops)
-row_sum              (a + b).sum(axis=1) for 100000x100
-mlp                  64x784 → dense 256 + relu → dense 10 → softmax
-jax_mlp, jax_lenet   ../shared/models/jax/{mlp,lenet}/*.args.mlir (StableHLO from JAX)
-                     with their arg*.npy inputs; skipped with the reason when they do
-                     not compile or ../shared is absent
-=================  =================================================================
+=======================  ===========================================================
+matmul_128 … 2048          C = A·B, f32 square matrices (128, 256, 512, 1024, 2048)
+batch_matmul               8 batches of 256x256x256
+conv3x3                    3x3 convolution, 1x58x58x64 NHWC (VALID) → 1x56x56x64
+elementwise_chain          relu(a*b + c) over 2^20 floats (three elementwise ops)
+row_sum                    (a + b).sum(axis=1) for 100000x100
+mlp                        64x784 → dense 256 + relu → dense 10 → softmax
+jax_mlp, jax_lenet         ../shared/models/jax/{mlp,lenet}/*.args.mlir (StableHLO from
+                           JAX) with their arg*.npy inputs
+jax_resnet_block, …        the JAX resnet_block, mobilenet_block and gpt_block; no numpy
+                           version: checked against the exporter's out0.npy
+=======================  ===========================================================
 
 For every case: the same computation in numpy on the same inputs (the reference output
-and the numpy timing); for each target (``c``, ``openmp``): compile with
-``ireec.compiler.compile_file`` (its ``report`` gives the arena bytes, the IR after the
-flow phase the dispatch count), build with ``ireec.runtime.build``, check the output
-against numpy, time with ``ireec.tools.benchmark`` (what ``ireec benchmark-module`` uses);
-and, when ``iree.compiler``/``iree.runtime`` import, IREE 3.x's ``llvm-cpu`` backend with
-``--iree-llvmcpu-target-cpu=host`` on the ``local-sync`` (one thread, compared with
-``c``) and ``local-task`` (all cores, compared with ``openmp``) devices.
+and the numpy timing, on 1 BLAS thread here and on 2 in a subprocess); for each target
+(``c``, ``openmp``): compile with ``ireec.compiler.compile_file`` (its ``report`` gives the
+arena bytes and the FLOPs, the IR after the flow phase the dispatch count), build with
+``ireec.runtime.build``, check the output, time the bare C call and the ``ireec.load``
+call overhead; when ``iree.compiler``/``iree.runtime`` import, IREE 3.x's ``llvm-cpu``
+backend with ``--iree-llvmcpu-target-cpu=host``, with and without
+``--iree-opt-data-tiling``, on the ``local-sync`` (one thread, compared with ``c``) and
+``local-task`` (all cores, compared with ``openmp``) devices. Then the FMA peak
+(``benchmarks/peak.py``) and, when ``onnxruntime`` imports, ONNX Runtime against ireec on
+the torch-mlir models (``benchmarks/onnx_runtime.py``). Cases or runners that cannot run
+are reported with the reason.
 Nothing here is a test: numbers depend on the machine and its load.
 """
 from __future__ import annotations
