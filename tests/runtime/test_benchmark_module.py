@@ -406,7 +406,7 @@ def test_runner_results_markdown():
     r.numpy2_ms = 0.25
     r.targets["c"] = run_mod.Measurement(median_ms=2.0, min_ms=1.5, mean_ms=2.2, correct=True,
                                          max_abs_err=0.0, dispatches=1, arena_bytes=4096,
-                                         flops=4_194_304, raw_us=1.0, load_us=3.5)
+                                         flops=4_194_304, raw_us=1.0, load_us=3.5, load_out_us=2.0)
     r.targets["openmp"] = run_mod.Measurement(skipped="CompileError: unsupported op")
     r.iree = {"local-sync": run_mod.Measurement(median_ms=1.0, min_ms=0.9, correct=True),
               "local-sync dt": run_mod.Measurement(median_ms=0.8, min_ms=0.7, correct=True),
@@ -422,7 +422,7 @@ def test_runner_results_markdown():
     # 1-thread numpy; / IREE against the faster IREE configuration (data tiling, 0.8 ms).
     assert rows[0].split("|")[1:-1] == [
         " matmul_128 ", " c ", " 0.00419 ", " 2.000 ", " 1.500 ", " 2.200 ", " 2.1 ", " 2.1 ",
-        " 0.500 / 0.250 ", " 4.00× ", " 1.000 / 0.800 ", " 2.50× ", " 2.5 ", " 1 ", " 4096 ", " ok "]
+        " 0.500 / 0.250 ", " 4.00× ", " 1.000 / 0.800 ", " 2.50× ", " 2.5 / 1.0 ", " 1 ", " 4096 ", " ok "]
     assert " skipped " in rows[1]
     assert "- `matmul_128` / `openmp`: CompileError: unsupported op" in text
     assert "- `matmul_128` / IREE local-task: RuntimeError: no device" in text
