@@ -9,24 +9,31 @@
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
 
-=================  =================================================================
-matmul_128/512/1024  C = A·B, f32 square matrices
-elementwise_chain    relu(a*b + c) over 2^20 floats (three elementwise ops)
-row_sum              (a + b).sum(axis=1) for 100000x100
-mlp                  64x784 → dense 256 + relu → dense 10 → softmax
-jax_mlp, jax_lenet   ../shared/models/jax/{mlp,lenet}/*.args.mlir (StableHLO from JAX)
-                     with their arg*.npy inputs; skipped with the reason when they do
-                     not compile or ../shared is absent
-=================  =================================================================
+=======================  ===========================================================
+matmul_128 … 2048          C = A·B, f32 square matrices (128, 256, 512, 1024, 2048)
+batch_matmul               8 batches of 256x256x256
+conv3x3                    3x3 convolution, 1x58x58x64 NHWC (VALID) → 1x56x56x64
+elementwise_chain          relu(a*b + c) over 2^20 floats (three elementwise ops)
+row_sum                    (a + b).sum(axis=1) for 100000x100
+mlp                        64x784 → dense 256 + relu → dense 10 → softmax
+jax_mlp, jax_lenet         ../shared/models/jax/{mlp,lenet}/*.args.mlir (StableHLO from
+                           JAX) with their arg*.npy inputs
+jax_resnet_block, …        the JAX resnet_block, mobilenet_block and gpt_block; no numpy
+                           version: checked against the exporter's out0.npy
+=======================  ===========================================================
 
 For every case: the same computation in numpy on the same inputs (the reference output
-and the numpy timing); for each target (``c``, ``openmp``): compile with
-``ireec.compiler.compile_file`` (its ``report`` gives the arena bytes, the IR after the
-flow phase the dispatch count), build with ``ireec.runtime.build``, check the output
-against numpy, time with ``ireec.tools.benchmark`` (what ``ireec benchmark-module`` uses);
-and, when ``iree.compiler``/``iree.runtime`` import, IREE 3.x's ``llvm-cpu`` backend with
-``--iree-llvmcpu-target-cpu=host`` on the ``local-sync`` (one thread, compared with
-``c``) and ``local-task`` (all cores, compared with ``openmp``) devices.
+and the numpy timing, on 1 BLAS thread here and on 2 in a subprocess); for each target
+(``c``, ``openmp``): compile with ``ireec.compiler.compile_file`` (its ``report`` gives the
+arena bytes and the FLOPs, the IR after the flow phase the dispatch count), build with
+``ireec.runtime.build``, check the output, time the bare C call and the ``ireec.load``
+call overhead; when ``iree.compiler``/``iree.runtime`` import, IREE 3.x's ``llvm-cpu``
+backend with ``--iree-llvmcpu-target-cpu=host``, with and without
+``--iree-opt-data-tiling``, on the ``local-sync`` (one thread, compared with ``c``) and
+``local-task`` (all cores, compared with ``openmp``) devices. Then the FMA peak
+(``benchmarks/peak.py``) and, when ``onnxruntime`` imports, ONNX Runtime against ireec on
+the torch-mlir models (``benchmarks/onnx_runtime.py``). Cases or runners that cannot run
+are reported with the reason.
 Nothing here is a test: numbers depend on the machine and its load.
 """
 from __future__ import annotations
@@ -57,10 +64,10 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # `python3 benchmarks/run.py` from anywhere
     sys.path.insert(0, str(REPO))
 
-from ireec.tools.benchmark import (BenchmarkResult, benchmark_callable,  # noqa: E402
-                                   benchmark_function, harness_overhead, machine_context)
+from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E402
+                                   machine_context, parse_min_time, prepare_call)
 
-from benchmarks import compile_time  # noqa: E402
+from benchmarks import compile_time, onnx_runtime, peak  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
 SECTIONS = ("compile-time",)
@@ -73,6 +80,12 @@ SEED = 20240601
 TARGETS = ("c", "openmp")
 #: IREE device compared with each ireec target (same number of threads).
 IREE_DEVICE_FOR = {"c": "local-sync", "openmp": "local-task"}
+#: IREE configurations: {name: extra iree-compile flags}. ``dt``: data tiling (packed
+#: layouts and micro-kernels for contractions), IREE's strongest CPU configuration.
+IREE_CONFIGS = {"default": [], "dt": ["--iree-opt-data-tiling"]}
+#: Cases slower than this (ms per call) get no call-overhead figure: one call's noise
+#: exceeds the few microseconds measured.
+OVERHEAD_MAX_MS = 1.0
 
 
 def shared_dir() -> Path:
@@ -94,11 +107,12 @@ class Case:
     path: Path
     function: str
     make_inputs: Callable[[], List[np.ndarray]]
-    reference: Callable[..., np.ndarray]
+    reference: Optional[Callable[..., np.ndarray]]
     rtol: float = 1e-4
     atol: float = 1e-4
     quick: bool = True
     expected_file: Optional[Path] = None  # the exporter's own output, to check `reference`
+    #: Without a numpy version (a model): ``reference`` is None, ``expected_file`` the reference.
 
 
 def _uniform(*shapes) -> List[np.ndarray]:
@@ -109,6 +123,11 @@ def _uniform(*shapes) -> List[np.ndarray]:
 def np_matmul(a, b):
     """a @ b (numpy's BLAS)."""
     return a @ b
+
+
+def np_conv3x3(x, w):
+    """VALID 3x3 convolution, NHWC input, HWIO filter, stride 1."""
+    return _conv2d_nhwc(x, w, 0)
 
 
 def np_mul_add_relu(a, b, c):
@@ -172,7 +191,14 @@ def all_cases() -> List[Case]:
         Case(f"matmul_{n}", f"{n}x{n}x{n} f32 matmul", CASES_DIR / f"matmul_{n}.mlir", "matmul",
              lambda n=n: _uniform((n, n), (n, n)), np_matmul, rtol=1e-3, atol=1e-3,
              quick=n < 1024)
-        for n in (128, 512, 1024)
+        for n in (128, 256, 512, 1024, 2048)
+    ]
+    cases += [
+        Case("batch_matmul", "8 × 256x256x256 f32 batch matmul", CASES_DIR / "batch_matmul.mlir",
+             "batch_matmul", lambda: _uniform((8, 256, 256), (8, 256, 256)), np_matmul,
+             rtol=1e-3, atol=1e-3),
+        Case("conv3x3", "3x3 conv, 56x56x64 → 64 NHWC f32", CASES_DIR / "conv3x3_56x56x64.mlir", "conv",
+             lambda: _uniform((1, 58, 58, 64), (3, 3, 64, 64)), np_conv3x3, rtol=1e-3, atol=1e-3),
     ]
     n = 1 << 20
     cases += [
@@ -191,6 +217,13 @@ def all_cases() -> List[Case]:
         Case("jax_lenet", "JAX lenet (StableHLO), batch 1", jax / "lenet" / "lenet.args.mlir",
              "main", _npy_inputs(jax / "lenet"), np_lenet, rtol=1e-5, atol=1e-5,
              expected_file=jax / "lenet" / "out0.npy"),
+    ]
+    cases += [
+        Case(f"jax_{m}", f"JAX {m} (StableHLO), {what}", jax / m / f"{m}.args.mlir", "main",
+             _npy_inputs(jax / m), None, rtol=1e-3, atol=1e-4, expected_file=jax / m / "out0.npy")
+        for m, what in (("resnet_block", "two 3x3 convs on 8x8x16 + skip"),
+                        ("mobilenet_block", "depthwise-separable block"),
+                        ("gpt_block", "attention + MLP, 2x16x64"))
     ]
     return cases
 
@@ -221,13 +254,44 @@ class Measurement:
     arena_bytes: Optional[int] = None
     compile_s: Optional[float] = None
     skipped: Optional[str] = None
+    flops: Optional[int] = None           # floating-point operations per call (the cost model's)
+    raw_us: Optional[float] = None        # the bare C call (µs), next to...
+    load_us: Optional[float] = None       # ...the call through ireec.load (µs)
+    load_out_us: Optional[float] = None   # ...and through ireec.load with out= (µs)
 
-    def take(self, res: BenchmarkResult) -> "Measurement":
-        real = res.real_stats()
-        self.median_ms, self.min_ms = real.median * 1e3, real.min * 1e3
-        self.cpu_ms = res.cpu_stats().median * 1e3
-        self.iterations, self.repetitions = res.iterations, len(res.runs)
+    mean_ms: Optional[float] = None
+
+    def take(self, times: Sequence[float]) -> "Measurement":
+        """Keep the median, minimum and mean of per-call ``times`` (seconds)."""
+        ordered = sorted(times)
+        self.median_ms, self.min_ms = ordered[len(ordered) // 2] * 1e3, ordered[0] * 1e3
+        self.mean_ms = sum(ordered) / len(ordered) * 1e3
+        self.iterations, self.repetitions = len(ordered), 1
         return self
+
+
+def time_calls(fn: Callable[[], object], opts: "Options") -> List[float]:
+    """Seconds of each of a series of calls of ``fn``, each timed alone: warm-up calls for
+    ``opts.warmup_time`` seconds, then calls until ``opts.repetitions`` × ``opts.min_time``
+    seconds have passed (at least 5 calls; ``min_time`` may also be an iteration count such
+    as ``10x``). Per-call times let the median ignore the calls a shared machine's scheduler
+    delays by a whole time slice (an OpenMP barrier waiting for a descheduled thread), while
+    the mean keeps them."""
+    clock = time.perf_counter
+    end = clock() + opts.warmup_time
+    fn()
+    while clock() < end:
+        fn()
+    seconds, count = parse_min_time(opts.min_time)
+    budget = (seconds or 0.0) * max(1, opts.repetitions)
+    want = max(5, (count or 0) * max(1, opts.repetitions))
+    times: List[float] = []
+    stop = clock() + budget
+    while len(times) < want or clock() < stop:
+        t0 = clock()
+        fn()
+        times.append(clock() - t0)
+    return times
 
 
 @dataclass
@@ -235,7 +299,8 @@ class CaseResult:
     case: Case
     numpy: Measurement = field(default_factory=Measurement)
     targets: Dict[str, Measurement] = field(default_factory=dict)
-    iree: Dict[str, Measurement] = field(default_factory=dict)
+    iree: Dict[str, Measurement] = field(default_factory=dict)  # by IREE config (IREE_CONFIGS)
+    numpy2_ms: Optional[float] = None  # numpy with OPENBLAS_NUM_THREADS=2 (a subprocess)
     note: str = ""
 
 
@@ -277,10 +342,15 @@ def measure_ireec(case: Case, target: str, inputs, ref, opts: Options, build_dir
     m.dispatches = count_dispatches(flow.ir_text or "")
     lib = build_shared_library(out.files, out.module_name, build_dir / f"lib{name}_{target}.so",
                                target=target)
+    m.flops = out.report.get("module_report", {}).get("functions", {}).get(case.function, {}).get("flops")
     module = load(lib)
     _check(module.call(case.function, *inputs), ref, case, m)
-    return m.take(benchmark_function(module, case.function, inputs, repetitions=opts.repetitions,
-                                     min_time=opts.min_time, warmup_time=opts.warmup_time))
+    m.take(time_calls(prepare_call(module, case.function, inputs), opts))
+    if m.median_ms is not None and m.median_ms < OVERHEAD_MAX_MS:
+        samples = max(20, min(3000, int(100.0 / max(m.median_ms, 1e-3))))  # ~0.3 s at most
+        oh = call_overhead(module, case.function, inputs, samples=samples)
+        m.raw_us, m.load_us, m.load_out_us = oh["raw_us"], oh["load_us"], oh["load_out_us"]
+    return m
 
 
 def iree_unavailable() -> Optional[str]:
@@ -306,8 +376,10 @@ def iree_version() -> str:
     return ", ".join(parts) or "unknown version"
 
 
-def measure_iree(case: Case, devices: Sequence[str], inputs, ref, opts: Options) -> Dict[str, Measurement]:
-    """Compile ``case`` once with IREE (llvm-cpu, host CPU) and time it on each device.
+def measure_iree(case: Case, devices: Sequence[str], inputs, ref, opts: Options,
+                 flags: Sequence[str] = ()) -> Dict[str, Measurement]:
+    """Compile ``case`` once with IREE (llvm-cpu, host CPU, plus ``flags``) and time it on
+    each device.
     The timed call is the compiled function called from Python on inputs already in device
     buffers (``asdevicearray``); it returns when the results are ready (IREE allocates
     them, as iree-benchmark-module counts too)."""
@@ -316,7 +388,7 @@ def measure_iree(case: Case, devices: Sequence[str], inputs, ref, opts: Options)
 
     t0 = time.perf_counter()
     vmfb = ic.compile_str(case.path.read_text(encoding="utf-8"), target_backends=["llvm-cpu"],
-                          extra_args=["--iree-llvmcpu-target-cpu=host"])
+                          extra_args=["--iree-llvmcpu-target-cpu=host", *flags])
     compile_s = time.perf_counter() - t0
     results = {}
     for device in devices:
@@ -328,9 +400,7 @@ def measure_iree(case: Case, devices: Sequence[str], inputs, ref, opts: Options)
         fn = ctx.modules[vm_module.name][case.function]
         dev_inputs = [rt.asdevicearray(config.device, x) for x in inputs]
         _check(fn(*dev_inputs).to_host(), ref, case, m)
-        results[device] = m.take(benchmark_callable(
-            lambda: fn(*dev_inputs), f"IREE_{case.name}_{device}", repetitions=opts.repetitions,
-            min_time=opts.min_time, warmup_time=opts.warmup_time))
+        results[device] = m.take(time_calls(lambda: fn(*dev_inputs), opts))
     return results
 
 
@@ -348,15 +418,17 @@ def run_case(case: Case, targets: Sequence[str], opts: Options, build_dir: Path,
             r.targets[t] = Measurement(skipped=reason)
         return r
     inputs = case.make_inputs()
-    ref = np.asarray(case.reference(*inputs))
-    if case.expected_file is not None and case.expected_file.is_file():
-        expected = np.load(case.expected_file)
-        if not np.allclose(ref, expected, rtol=case.rtol, atol=case.atol):
-            r.note = "numpy reference differs from the exporter's out0.npy"
-    r.numpy.take(benchmark_callable(lambda: case.reference(*inputs), f"numpy_{case.name}",
-                                    repetitions=opts.repetitions, min_time=opts.min_time,
-                                    warmup_time=opts.warmup_time))
-    log(f"  numpy        {r.numpy.median_ms:10.3f} ms")
+    if case.reference is None:
+        ref = np.load(case.expected_file)
+        r.numpy.skipped = "no numpy version (checked against the exporter's out0.npy)"
+    else:
+        ref = np.asarray(case.reference(*inputs))
+        if case.expected_file is not None and case.expected_file.is_file():
+            expected = np.load(case.expected_file)
+            if not np.allclose(ref, expected, rtol=case.rtol, atol=case.atol):
+                r.note = "numpy reference differs from the exporter's out0.npy"
+        r.numpy.take(time_calls(lambda: case.reference(*inputs), opts))
+        log(f"  numpy        {r.numpy.median_ms:10.3f} ms")
     for t in targets:
         try:
             m = measure_ireec(case, t, inputs, ref, opts, build_dir)
@@ -371,15 +443,52 @@ def run_case(case: Case, targets: Sequence[str], opts: Options, build_dir: Path,
         r.targets[t] = m
     if use_iree:
         devices = sorted({IREE_DEVICE_FOR[t] for t in targets})
-        try:
-            r.iree = measure_iree(case, devices, inputs, ref, opts)
-            for d, m in r.iree.items():
-                log(f"  IREE {d:<11}{m.median_ms:7.3f} ms")
-        except Exception as e:
-            reason = f"{type(e).__name__}: {_first_line(e)}"
-            r.iree = {d: Measurement(skipped=reason) for d in devices}
-            log(f"  IREE skipped: {reason}")
+        for config, flags in IREE_CONFIGS.items():
+            try:
+                for d, m in measure_iree(case, devices, inputs, ref, opts, flags).items():
+                    r.iree[_iree_key(d, config)] = m
+                    log(f"  IREE {d:<11}{config:<8}{m.median_ms:7.3f} ms")
+            except Exception as e:
+                reason = f"{type(e).__name__}: {_first_line(e)}"
+                for d in devices:
+                    r.iree[_iree_key(d, config)] = Measurement(skipped=reason)
+                log(f"  IREE {config} skipped: {reason}")
     return r
+
+
+def _iree_key(device: str, config: str) -> str:
+    """``local-task`` (default flags) or ``local-task dt`` (with IREE_CONFIGS[config])."""
+    return device if config == "default" else f"{device} {config}"
+
+
+def numpy_threaded_times(cases: Sequence[Case], threads: int, opts: Options) -> Dict[str, float]:
+    """{case name: median ms} of each case's numpy version with ``OPENBLAS_NUM_THREADS``
+    (and ``OMP_NUM_THREADS``) set to ``threads``, measured in a subprocess (OpenBLAS reads
+    the variable once, when numpy is first imported). Empty when the subprocess fails."""
+    names = [c.name for c in cases if c.reference is not None and c.path.is_file()]
+    if not names:
+        return {}
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    code = ("import json, sys; from benchmarks.run import _numpy_worker; "
+            f"print(json.dumps(_numpy_worker({names!r}, {opts.repetitions}, {opts.min_time!r}, "
+            f"{opts.warmup_time!r})))")
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=1800)
+        return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else {}
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return {}
+
+
+def _numpy_worker(names: Sequence[str], repetitions: int, min_time: str, warmup: float) -> Dict[str, float]:
+    """In the subprocess of :func:`numpy_threaded_times`: time the named cases' numpy versions."""
+    out = {}
+    for case in all_cases():
+        if case.name in names:
+            inputs = case.make_inputs()
+            opts = Options(repetitions=repetitions, min_time=min_time, warmup_time=warmup)
+            out[case.name] = Measurement().take(time_calls(lambda: case.reference(*inputs), opts)).median_ms
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -399,6 +508,20 @@ def _ms(v: Optional[float]) -> str:
     if v is None:
         return "—"
     return f"{v:.3f}" if v < 10 else f"{v:.1f}" if v < 1000 else f"{v:.0f}"
+
+
+def _num(v: Optional[float]) -> str:
+    """A GFLOP or GFLOP/s figure with 3 significant digits ('—' when unknown)."""
+    return "—" if v is None else f"{v:.3g}"
+
+
+def _peak_line(p: Optional["peak.Peak"]) -> str:
+    if p is None:
+        return "not measured"
+    if p.error:
+        return p.error
+    return (f"{p.isa}, {p.one_thread:.1f} GFLOP/s on 1 thread, {p.all_threads:.1f} GFLOP/s on "
+            f"{p.threads} threads")
 
 
 def _ratio(a: Optional[float], b: Optional[float]) -> str:
@@ -443,7 +566,8 @@ def render_model_plans(rows) -> List[str]:
 
 def render_results(results: Sequence[CaseResult], context: Dict[str, object], env: Dict[str, str],
                    targets: Sequence[str], opts: Options, iree_note: Optional[str],
-                   plans: Sequence = ()) -> str:
+                   plans: Sequence = (), fma_peak: Optional[peak.Peak] = None,
+                   ort_rows: Sequence = ()) -> str:
     """RESULTS.md: machine, date, one row per case and target, skipped cells with their
     reason, and how it was measured."""
     L = ["# ireec benchmarks", "",
@@ -461,33 +585,58 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
          f"(OPENBLAS_NUM_THREADS): {env['blas_threads']}; IREE: {iree_note or env['iree']}",
          f"- run: {opts.repetitions} repetitions of at least {opts.min_time} each after "
          f"{opts.warmup_time:g} s of warm-up; timing-loop overhead "
-         f"{env['overhead_us']} µs per call", "",
+         f"{env['overhead_us']} µs per call",
+         f"- FMA peak (f32, measured now by `benchmarks/peak.py`): {_peak_line(fma_peak)}", "",
          "## Results", "",
-         "Times are milliseconds per call: median and minimum wall-clock time over the "
-         "repetitions, and the median CPU time of the process (all threads; on a loaded "
-         "machine a single-threaded `c` run's CPU time is closer to its unloaded time). "
-         "`/ numpy` and `/ IREE` are ireec's median divided by theirs: below 1 means ireec is "
-         "faster. The IREE column of target `c` is IREE on `local-sync` (one thread), of "
-         "`openmp` IREE on `local-task` (all cores). Dispatches: `flow.dispatch` ops after "
-         "the flow phase; arena: the transient workspace bytes of the static memory plan.", "",
-         "| case | target | median ms | min ms | CPU ms | numpy ms | / numpy | IREE ms "
-         "| / IREE | dispatches | arena bytes | check |",
-         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+         "Times are milliseconds per call, each call timed alone: median, minimum and mean "
+         "(the mean keeps the calls the shared machine's scheduler delayed; the median does "
+         "not; every other column uses medians). GFLOP: floating-point operations per call (ireec's cost model, a "
+         "multiply-add counting 2); GFLOP/s from the median, and `% peak` against the FMA peak "
+         "above for the target's threads (`c`: one thread, `openmp`: all). numpy ms: numpy "
+         "with 1 and 2 BLAS threads (OPENBLAS_NUM_THREADS); `/ numpy` divides ireec's median by "
+         "numpy's with as many threads (1 for `c`, 2 for `openmp`). IREE ms: IREE with its "
+         "default flags and with data tiling (`--iree-opt-data-tiling`), on `local-sync` (one "
+         "thread) for `c` and `local-task` (all cores) for `openmp`; `/ IREE` divides by the "
+         "faster of the two. Below 1 means ireec is faster. Call overhead: µs that calling "
+         "through `ireec.load` costs above the bare C call, allocating the results and with "
+         "`out=` arrays (cases under "
+         f"{OVERHEAD_MAX_MS:g} ms; for longer calls one call's noise exceeds it). Dispatches: `flow.dispatch` ops after the flow phase; "
+         "arena: the transient workspace bytes of the static memory plan.", "",
+         "| case | target | GFLOP | median ms | min ms | mean ms | GFLOP/s | % peak | numpy ms 1T / 2T "
+         "| / numpy | IREE ms / DT | / IREE | call overhead µs / out= | dispatches | arena bytes | check |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     skipped: List[str] = []
+    threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
     for r in results:
         for t in targets:
             m = r.targets.get(t, Measurement(skipped="not run"))
-            im = r.iree.get(IREE_DEVICE_FOR[t])
-            iree_ms = im.median_ms if im is not None and im.skipped is None else None
+            dev = IREE_DEVICE_FOR[t]
+            iree = [r.iree.get(_iree_key(dev, c)) for c in IREE_CONFIGS]
+            iree_ms = [im.median_ms if im is not None and im.skipped is None else None for im in iree]
+            best_iree = min((v for v in iree_ms if v is not None), default=None)
+            np1, np2 = r.numpy.median_ms, r.numpy2_ms
+            np_same = np1 if t == "c" else np2
+            numpy_cell = f"{_ms(np1)} / {_ms(np2)}"
+            iree_cell = " / ".join(_ms(v) for v in iree_ms)
             if m.skipped:
                 skipped.append(f"- `{r.case.name}` / `{t}`: {m.skipped}")
-                L.append(f"| {r.case.name} | {t} | skipped | | | {_ms(r.numpy.median_ms)} | | "
-                         f"{_ms(iree_ms)} | | | | see below |")
+                L.append(f"| {r.case.name} | {t} | | skipped | | | | | {numpy_cell} | | {iree_cell} | "
+                         f"| | | | see below |")
                 continue
             check = "ok" if m.correct else f"**wrong** (max err {m.max_abs_err:.2g})"
-            L.append(f"| {r.case.name} | {t} | {_ms(m.median_ms)} | {_ms(m.min_ms)} | "
-                     f"{_ms(m.cpu_ms)} | {_ms(r.numpy.median_ms)} | {_ratio(m.median_ms, r.numpy.median_ms)} | "
-                     f"{_ms(iree_ms)} | {_ratio(m.median_ms, iree_ms)} | {m.dispatches} | "
+            gflop = m.flops / 1e9 if m.flops else None
+            rate = gflop / (m.median_ms * 1e-3) if gflop and m.median_ms else None
+            top = fma_peak.for_threads(1 if t == "c" else threads) if fma_peak else None
+            overhead = "—"
+            if m.load_us is not None and m.raw_us is not None:
+                overhead = f"{m.load_us - m.raw_us:.1f}"
+                if m.load_out_us is not None:
+                    overhead += f" / {m.load_out_us - m.raw_us:.1f}"
+            L.append(f"| {r.case.name} | {t} | {_num(gflop)} | {_ms(m.median_ms)} | {_ms(m.min_ms)} | "
+                     f"{_ms(m.mean_ms)} | "
+                     f"{_num(rate)} | {f'{100 * rate / top:.1f}' if rate and top else '—'} | "
+                     f"{numpy_cell} | {_ratio(m.median_ms, np_same)} | {iree_cell} | "
+                     f"{_ratio(m.median_ms, best_iree)} | {overhead} | {m.dispatches} | "
                      f"{m.arena_bytes if m.arena_bytes is not None else '—'} | {check} |")
         for d, im in sorted(r.iree.items()):
             if im.skipped:
@@ -501,6 +650,8 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
     for r in results:
         L.append(f"- `{r.case.name}`: {r.case.what} (`{_display_path(r.case.path)}`, "
                  f"function `@{r.case.function}`)")
+    if ort_rows:
+        L += onnx_runtime.render_ort(list(ort_rows), onnx_runtime.ort_version())
     if plans:
         L += render_model_plans(plans)
     if skipped:
@@ -509,21 +660,32 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
           "- ireec: each case is compiled by `ireec.compiler.compile_file` for the target, "
           "built by `ireec.runtime.build` with the target's C flags (listed above) and "
           "loaded with `ireec.load`; its output is compared with numpy's before timing.",
-          "- Timing is `ireec.tools.benchmark` (the code behind `ireec benchmark-module`), "
-          "modelled on google benchmark: a repetition calls the function N times in a loop, "
-          "N grown until the loop lasts the minimum time, and reports the loop's wall-clock "
-          "time divided by N; every repetition reuses N. The timed call is the generated C "
-          "entry point through its cffi trampoline, with inputs and result buffers prepared "
-          "once: no argument checks, no allocation. The loop's own cost (Python loop step, "
-          "cffi call, status check) is the overhead given above.",
+          "- Timing (`time_calls` in `benchmarks/run.py`): warm-up calls, then calls for "
+          "repetitions × minimum time, each timed alone with `time.perf_counter`; the table "
+          "gives their median, minimum and mean. The timed ireec call is the generated C entry "
+          "point through its cffi trampoline (`ireec.tools.benchmark.prepare_call`, as "
+          "`ireec benchmark-module` times it), with inputs and result buffers prepared once: "
+          "no argument checks, no allocation. The timer's own cost is the overhead given above.",
           "- numpy: the same computation written in numpy (`benchmarks/run.py`), on the same "
-          "arrays, timed by the same loop; it allocates its results, and its matmuls use the "
+          "arrays, timed the same way; it allocates its results, and its matmuls use the "
           "BLAS numpy was built with (OpenBLAS), on one thread unless OPENBLAS_NUM_THREADS "
-          "is set: multi-threaded OpenBLAS timings swing by 100x on a loaded 2-core machine.",
+          "is set; the 2-thread column is the same code in a subprocess with "
+          "OPENBLAS_NUM_THREADS=2 (multi-threaded OpenBLAS timings swing widely on a loaded "
+          "machine). The JAX models have no numpy version: they are checked against the "
+          "exporter's out0.npy.",
           "- IREE: `iree.compiler.compile_str(..., target_backends=['llvm-cpu'], "
-          "extra_args=['--iree-llvmcpu-target-cpu=host'])`, run with `iree.runtime` on "
+          "extra_args=['--iree-llvmcpu-target-cpu=host'])` (DT: plus "
+          "`--iree-opt-data-tiling`), run with `iree.runtime` on "
           "inputs already in device buffers; each call includes the Python binding, IREE's "
           "VM invocation and allocation of the results, as `iree-benchmark-module` counts.",
+          "- Call overhead: `ireec.tools.benchmark.call_overhead`, loops of the bare C "
+          "trampoline call (pointers prepared once) and of `module.fn(*inputs)` interleaved, "
+          "the fastest loop of each.",
+          "- % peak: `benchmarks/peak.py` builds a C program with `cc -O2 -march=native` that "
+          "runs 12 independent FMA chains per thread on the widest vectors (AVX-512, else "
+          "AVX2, else scalar) and reports the fastest of 3 runs on 1 and on all threads. "
+          "ireec's kernels are built without FMA contraction (`-ffp-contract=off`), so their "
+          "ceiling is half of this peak.",
           "- The machine is shared: medians and minima are less noisy than means; compare "
           "ratios within one run, not across runs.", ""]
     return "\n".join(L)
@@ -585,10 +747,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     names = [c.name for c in all_cases()]
     p = argparse.ArgumentParser(prog="python3 -m benchmarks", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
-                   help="3 repetitions of 0.05 s, no matmul_1024 (unless named in --cases)")
+                   help="3 repetitions of 0.05 s, no matmul_1024/2048 (unless named in --cases)")
     p.add_argument("--cases", help=f"comma-separated subset of: {', '.join(names)}")
     p.add_argument("--targets", default=",".join(TARGETS), help="comma-separated (default c,openmp)")
     p.add_argument("--no-iree", action="store_true", help="do not measure IREE even if installed")
+    p.add_argument("--no-ort", action="store_true",
+                   help="do not compare with ONNX Runtime even if installed")
     p.add_argument("--repetitions", type=int, help="repetitions per measurement (default 5; quick 3)")
     p.add_argument("--min-time", help="least time of a repetition, e.g. 0.2s or 10x "
                                       "(default 0.2s; quick 0.05s)")
@@ -655,13 +819,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     def log(msg: str) -> None:
         print(msg, flush=True)
 
+    fma_peak = peak.measure_peak()
+    log(f"FMA peak: {_peak_line(fma_peak)}")
     results = []
     for case in cases:
         log(f"{case.name}: {case.what}")
         results.append(run_case(case, targets, opts, build_dir, use_iree, log))
+    log("numpy with 2 BLAS threads (subprocess)")
+    numpy2 = numpy_threaded_times(cases, 2, opts)
+    for r in results:
+        r.numpy2_ms = numpy2.get(r.case.name)
     models = shared_dir() / "models"
+    ort_rows = []
+    if not args.no_ort and (models / "torch_mlir").is_dir():
+        log("ONNX Runtime against ireec (openmp, through ireec.load)")
+
+        def timer(fn, name):
+            return Measurement().take(time_calls(fn, opts)).median_ms
+        ort_rows = onnx_runtime.measure_ort_vs_ireec(models / "torch_mlir", build_dir, timer, log)
     plans = model_plans(models) if models.is_dir() and not args.cases else []
-    text = render_results(results, context, env, targets, opts, iree_note, plans)
+    text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_rows)
     if not args.cases:
         load = _load_average()
         timings = compile_time.run_compile_time(sizes, build_dir / "compile_time",

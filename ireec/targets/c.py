@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from typing import Dict, List
+from typing import Dict, List, Optional, Tuple
 
 import jinja2
 
@@ -257,6 +257,16 @@ class CTarget(Target):
     cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off")
     ldflags: tuple = ()
 
+    def workshare_launch(self, launch: str, grid) -> Optional[dict]:
+        """The launch variant that runs inside a host function's parallel region (see
+        :meth:`host_function`): ``{"name", "prologue"}``, or None when the target has none."""
+        return None
+
+    def host_function(self, f: Operation, kernels: List[dict]) -> Operation:
+        """The host ``emitc.func`` to print for ``f`` (``kernels``: the kernels' template
+        fields); ``f`` itself on a serial target."""
+        return f
+
     def kernel_preamble(self) -> List[str]:
         """Lines the kernels file has after its includes (macros a target adds)."""
         return []
@@ -290,6 +300,7 @@ class CTarget(Target):
                 names = [p.value for p in f.attributes["param_names"].value]
                 k = self.kernel_info(f, launch, params[:nb], names[:nb])
                 k["launch_prologue"] = self.launch_prologue(k["grid"])
+                k["workshare"] = self.workshare_launch(launch, k["grid"])
                 k["line"] = _line_directive(f.loc) if lines else ""
                 k["line_back"] = _LINE_BACK if k["line"] else ""
                 kernels.append(k)
@@ -317,7 +328,7 @@ class CTarget(Target):
                     "mlir_name": name, "c_name": c_name, "params": params, "param_names": pname,
                     "param_types": ptype,
                     "impl_args": impl_args, "MACRO": common_macro(c_name), "arena": arena,
-                    "body": _print_as_static(f, c_name + "_impl"), "args": args, "results": results,
+                    "op": f, "args": args, "results": results,
                     "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
                     "checks": _argument_checks(pname, args + results, workspace_size, common_macro(mod)),
                     "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
@@ -330,6 +341,8 @@ class CTarget(Target):
                     _dynamic_entry(functions[-1], dynamic_dims_of(f))
                     fn = functions[-1]
                     fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
+        for fn in functions:  # after every kernel: a host function may run them in one region
+            fn["body"] = _print_as_static(self.host_function(fn.pop("op"), kernels), fn["c_name"] + "_impl")
         pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
 
@@ -384,12 +397,84 @@ class CTarget(Target):
                 "id_args": [axis if c > 1 else "0" for axis, c in zip("xyz", wg)]}
 
 
+#: A host statement that only marks a parameter used: ``(void)input0;``.
+_VOID_USE = re.compile(r"^\(void\)\w+;$")
+#: The host function's final ``return IREEC_STATUS_OK;`` (printed verbatim).
+_RETURN = re.compile(r"^return \w+;$")
+
+
+def _access_ranges(op: Operation) -> Optional[List[Tuple[str, int, int, bool]]]:
+    """(buffer, first byte, end byte, writes) of each range the host call ``op`` touches,
+    from its ``accesses`` attribute (passes/vm/host_to_emitc.py); None without one."""
+    acc = op.attributes.get("accesses")
+    if acc is None:
+        return None
+    ranges = []
+    for a in acc.value:
+        base, off, size, mode = a.value.rsplit("|", 3)
+        ranges.append((base, int(off), int(off) + int(size), mode != "ro"))
+    return ranges
+
+
+def _conflict(pending: List[Tuple[str, int, int, bool]], ranges: List[Tuple[str, int, int, bool]]) -> bool:
+    """Whether ``ranges`` overlap a range of ``pending`` in the same buffer with at least one
+    of the two writing (read after write, write after read or write after write)."""
+    return any(b == pb and s < pe and ps < e and (w or pw)
+               for b, s, e, w in ranges for pb, ps, pe, pw in pending)
+
+
+def _barriers(items: List[Tuple[List[Tuple[str, int, int, bool]], bool]]) -> List[bool]:
+    """Where a host region needs ``omp barrier``: for each call (its byte ranges, and
+    whether it runs on the primary thread alone rather than shared by all threads), whether
+    a barrier goes before it. A call waits for what earlier calls since the last barrier
+    touched (:func:`_conflict`), except that a primary-thread call never waits for earlier
+    primary-thread calls: the same thread ran them in program order."""
+    shared: List[Tuple[str, int, int, bool]] = []   # ranges of work-shared calls since the barrier
+    primary: List[Tuple[str, int, int, bool]] = []  # ranges of primary-thread calls since the barrier
+    out = []
+    for ranges, on_primary in items:
+        wait = _conflict(shared, ranges) or (not on_primary and _conflict(primary, ranges))
+        if wait:
+            shared, primary = [], []
+        out.append(wait)
+        (primary if on_primary else shared).extend(ranges)
+    return out
+
+
+def _omp(line: str) -> List[str]:
+    """``#pragma omp <line>`` guarded by ``#ifdef _OPENMP`` (serial builds ignore it warning-free)."""
+    return ["#ifdef _OPENMP", f"#pragma omp {line}", "#endif"]
+
+
+#: The next statement runs on the region's primary thread only, with no barrier: ``omp
+#: masked`` (OpenMP 5.1), ``omp master`` before it.
+_OMP_PRIMARY = ["#if defined(_OPENMP) && _OPENMP >= 202011", "#pragma omp masked",
+                "#elif defined(_OPENMP)", "#pragma omp master", "#endif"]
+
+
 class OpenMPTarget(CTarget):
-    """Same kernels as ``c``; each launch function spreads its workgroups over threads with
-    ``#pragma omp parallel for`` (collapsed over the axes with more than one workgroup, static
-    schedule so results do not depend on timing). Thread count: OpenMP's default, i.e.
-    ``OMP_NUM_THREADS``. The pragma is guarded by ``#ifdef _OPENMP``, so the sources also
-    build serially (and warning-free) without ``-fopenmp``."""
+    """Same kernels as ``c``, workgroups spread over threads.
+
+    A host function whose body is straight-line (dispatches and buffer copies, no host
+    scalars, branches or loops) with at least two dispatches of several workgroups (each of
+    which would fork and join on its own) opens one parallel region per
+    call (``#pragma omp parallel``) and runs each dispatch's workgroups as a work-shared loop
+    inside it (the ``<launch>_workshare`` variant: ``#pragma omp for schedule(static)
+    nowait``); a dispatch of a single workgroup and a buffer copy run on the primary thread
+    (``omp masked``, no barrier). A ``#pragma omp barrier`` goes before a call whose byte
+    ranges overlap a range an earlier call since the last barrier writes, or write one it
+    reads (the ranges of ``hal.command_buffer.dispatch``, kept on the call by
+    host_to_emitc), unless both run on the primary thread (:func:`_barriers`); the region's
+    end is the last barrier. One fork/join per call instead of one per dispatch, as IREE's task
+    executor keeps its workers across the dispatches of a command buffer.
+
+    Other host functions call the plain launch functions, each its own ``#pragma omp
+    parallel for`` (collapsed over the axes with more than one workgroup). Static schedules
+    throughout, so results do not depend on timing. Thread count: OpenMP's default, i.e.
+    ``OMP_NUM_THREADS``. A call from inside an active parallel region gets a nested region
+    (one thread unless nesting is enabled), so work-shared loops bind to it, never to the
+    caller's team. Pragmas are guarded by ``#ifdef _OPENMP``: the sources also build serially
+    (and warning-free) without ``-fopenmp``."""
 
     name = "openmp"
     iree_backends = ()
@@ -401,7 +486,70 @@ class OpenMPTarget(CTarget):
         """``#pragma omp parallel for`` over the workgroup loops (collapsed when nested),
         guarded by ``#ifdef _OPENMP``."""
         collapse = f" collapse({len(grid)})" if len(grid) > 1 else ""
-        return ["#ifdef _OPENMP", f"#pragma omp parallel for schedule(static){collapse}", "#endif"]
+        return _omp(f"parallel for schedule(static){collapse}")
+
+    def workshare_launch(self, launch: str, grid) -> Optional[dict]:
+        """``<launch>_workshare``: the workgroup loops as an orphaned ``omp for ... nowait``
+        (a single workgroup on the primary thread: ``omp masked``), called inside a host
+        region; ``primary`` says which."""
+        collapse = f" collapse({len(grid)})" if len(grid) > 1 else ""
+        prologue = _omp(f"for schedule(static){collapse} nowait") if grid else _OMP_PRIMARY
+        return {"name": f"{launch}_workshare", "prologue": prologue, "primary": not grid}
+
+    def host_function(self, f: Operation, kernels: List[dict]) -> Operation:
+        """A copy of ``f`` running its calls in one parallel region (see the class), or
+        ``f`` itself when its body is not straight-line or has fewer than two dispatches of
+        several workgroups."""
+        workshare = {k["launch"]: k["workshare"]["name"] for k in kernels if k.get("workshare")}
+        blocks = f.regions[0].blocks
+        if len(blocks) != 1:
+            return f
+        prelude, items, ret = [], [], None
+        for op in blocks[0].ops:
+            if op.name == "emitc.verbatim" and _VOID_USE.match(op.attributes["value"].value) and not items:
+                prelude.append(op)
+            elif op.name == "emitc.call_opaque" and ret is None and _access_ranges(op) is not None:
+                items.append(op)
+            elif ret is None and (op.name == "emitc.return" or (
+                    op.name == "emitc.verbatim" and _RETURN.match(op.attributes["value"].value))):
+                ret = op
+            else:
+                return f
+        # The region replaces the fork/join of each dispatch of several workgroups; with
+        # fewer than two of them it saves none.
+        shared = {k["launch"] for k in kernels if k.get("workshare") and not k["workshare"]["primary"]}
+        if ret is None or sum(1 for op in items if op.attributes["callee"].value in shared) < 2:
+            return f
+        g = f.clone()
+        body = g.regions[0].blocks[0]
+        ops = list(body.ops)
+        n_pre = len(prelude)
+        new_prelude, new_items, new_ret = ops[:n_pre], ops[n_pre:n_pre + len(items)], ops[-1]
+
+        def verbatim(line: str) -> Operation:
+            return Operation("emitc.verbatim", attributes={"value": StringAttr(line)}, loc=f.loc)
+
+        out: List[Operation] = list(new_prelude)
+        out += [verbatim(x) for x in _omp("parallel")] + [verbatim("{")]
+        primary = {k["workshare"]["name"] for k in kernels if k.get("workshare") and k["workshare"]["primary"]}
+        plan = []
+        for op in new_items:
+            callee = op.attributes["callee"].value
+            if callee in workshare:
+                op.attributes["callee"] = StringAttr(workshare[callee])
+            plan.append((_access_ranges(op), callee not in workshare or workshare[callee] in primary))
+        for op, (_ranges, on_primary), wait in zip(new_items, plan, _barriers(plan)):
+            if wait:
+                out += [verbatim(x) for x in _omp("barrier")]
+            if on_primary and op.attributes["callee"].value not in primary:  # host work (a copy)
+                out += [verbatim(x) for x in _OMP_PRIMARY]
+            out.append(op)
+        out += [verbatim("}"), new_ret]
+        for op in ops:
+            op.detach()
+        for op in out:
+            body.append(op)
+        return g
 
 
 register_target(CTarget)

@@ -385,6 +385,44 @@ def harness_overhead(samples: int = 200_000) -> float:
     return run.real_time_per_iteration
 
 
+def call_overhead(module, fn: str, inputs: Sequence, *, samples: int = 20_000,
+                  repetitions: int = 1) -> Dict[str, float]:
+    """Microseconds per call of ``fn`` of a loaded ireec ``module`` on ``inputs`` three ways:
+    ``raw_us``, the C trampoline called through cffi with pointers prepared once
+    (:func:`prepare_call`: the bare C call); ``load_us``, ``module.fn(*inputs)`` (checks,
+    result allocation); ``load_out_us``, the same with preallocated ``out=`` arrays; and
+    ``overhead_us`` = ``load_us - raw_us``, ``overhead_out_us`` = ``load_out_us - raw_us``.
+
+    The three calls alternate, ``samples`` × ``repetitions`` times, each timed alone; each
+    figure is the fastest of its calls, the one least disturbed by other processes (on a
+    shared machine a mean would carry their time slices). ``inputs`` should be C-contiguous
+    arrays of the exact dtypes (what the fast path takes). Errors as :func:`prepare_call`."""
+    import numpy as np
+
+    raw = prepare_call(module, fn, inputs)
+    bound = module[fn]
+    info = module.info(fn)
+    outs = [np.empty(t.shape, dtype=t.dtype) for t in info.results]
+    out = None if not outs else (outs[0] if len(outs) == 1 else outs)
+    args = tuple(inputs)
+    clock = time.perf_counter
+    best = {"raw_us": float("inf"), "load_us": float("inf"), "load_out_us": float("inf")}
+    for _ in range(max(1, samples) * max(1, repetitions)):
+        t0 = clock()
+        raw()
+        t1 = clock()
+        bound(*args)
+        t2 = clock()
+        bound(*args, out=out)
+        t3 = clock()
+        best["raw_us"] = min(best["raw_us"], t1 - t0)
+        best["load_us"] = min(best["load_us"], t2 - t1)
+        best["load_out_us"] = min(best["load_out_us"], t3 - t2)
+    best = {k: v * 1e6 for k, v in best.items()}
+    best["overhead_us"] = best["load_us"] - best["raw_us"]
+    best["overhead_out_us"] = best["load_out_us"] - best["raw_us"]
+    return best
+
 # ---------------------------------------------------------------------------
 # reports
 # ---------------------------------------------------------------------------

@@ -165,3 +165,76 @@ def test_openmp_model_sources_warning_free(source, flags, tmp_path):
     # One parallel loop per dispatch with more than one workgroup.
     assert text.count("#pragma omp parallel for") == len(multi)
     compile_object_check(out.files, flags, out_dir=tmp_path / "out")
+
+
+# ------------------------------------------------- one parallel region per call
+THREE_DISPATCHES = """
+func.func @f(%x: tensor<128x128xf32>, %y: tensor<128x128xf32>) -> (tensor<128x128xf32>, tensor<128x128xf32>, tensor<128x128xf32>) {
+  %e = tensor.empty() : tensor<128x128xf32>
+  %z = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %a = linalg.matmul ins(%x, %y : tensor<128x128xf32>, tensor<128x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %b = linalg.matmul ins(%y, %x : tensor<128x128xf32>, tensor<128x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<128x128xf32>, tensor<128x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
+  return %a, %b, %c : tensor<128x128xf32>, tensor<128x128xf32>, tensor<128x128xf32>
+}
+"""
+
+
+def _host_impl(text: str) -> str:
+    return re.search(r"static ireec_status_t \w+_impl\(.*?\n}\n", text, re.S).group(0)
+
+
+def test_openmp_host_function_opens_one_region_with_barriers_only_on_dependences(tmp_path):
+    """Two independent matmuls and a third reading both, each of several workgroups: one
+    ``omp parallel`` per call, the first two back to back (``nowait``), one barrier before
+    the third; the results match numpy, and the sources stay warning-free with and without
+    -fopenmp."""
+    from ireec.compiler import compile_source
+
+    files = compile_source(THREE_DISPATCHES, "three.mlir", target="openmp", module_name="three").files
+    host = _host_impl(files["three.c"])
+    assert host.count("#pragma omp parallel") == 1
+    assert "#pragma omp parallel for" not in host
+    calls = re.findall(r"(\w+_workshare)\(", host)
+    assert len(calls) == 3, host
+    assert host.count("#pragma omp barrier") == 1
+    assert host.index("#pragma omp barrier") > host.index(calls[1] + "(")
+    kernels = files["three_kernels.c"]
+    assert "#pragma omp for schedule(static) collapse(2) nowait" in kernels  # one kernel, three calls
+    for flags in ([], ["-fopenmp"]):
+        compile_object_check(files, flags, out_dir=tmp_path / f"out{len(flags)}")
+    m = ireec.compile_source(THREE_DISPATCHES, target="openmp", source_name="three.mlir")
+    rng = np.random.default_rng(5)
+    x, y = (rng.standard_normal((128, 128)).astype(np.float32) for _ in range(2))
+    a, b, c = m.f(x, y)
+    np.testing.assert_allclose(a, x @ y, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(b, y @ x, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_openmp_single_dispatch_keeps_its_own_parallel_loop():
+    from ireec.compiler import compile_source
+
+    files = compile_source(CONTROL_FLOW, "pw.mlir", target="openmp", module_name="pw").files
+    host = _host_impl(files["pw.c"])
+    assert "#pragma omp" not in host and "_workshare(" not in host
+
+
+def test_openmp_region_barrier_placement():
+    """The barrier rule alone: a call waits for earlier calls whose ranges it overlaps with
+    a write on either side, except primary-thread calls after primary-thread calls."""
+    from ireec.targets.c import _barriers
+
+    w = lambda b, s, e: (b, s, e, True)  # noqa: E731
+    r = lambda b, s, e: (b, s, e, False)  # noqa: E731
+    assert _barriers([([r("in", 0, 8), w("ws", 0, 8)], False),
+                      ([r("in", 0, 8), w("ws", 8, 16)], False),   # disjoint writes, shared reads
+                      ([r("ws", 0, 16), w("out", 0, 8)], False),  # reads both: waits
+                      ([r("ws", 16, 24), w("ws", 24, 32)], False),  # touches nothing pending
+                      ([r("ws", 24, 32), w("ws", 32, 40)], True),   # reads a shared write: waits
+                      ([r("ws", 32, 40), w("ws", 0, 8)], True),     # primary after primary
+                      ([r("ws", 0, 8), w("out", 8, 16)], False),    # shared after primary: waits
+                      ([r("in", 0, 8), w("out", 16, 24)], False)]) == [
+        False, False, True, False, True, False, True, False]
+    assert _barriers([([r("ws", 0, 8)], False), ([w("ws", 4, 12)], True)]) == [False, True]  # WAR

@@ -403,19 +403,53 @@ def test_runner_results_markdown():
     (case,) = [c for c in run_mod.all_cases() if c.name == "matmul_128"]
     r = run_mod.CaseResult(case)
     r.numpy = run_mod.Measurement(median_ms=0.5, min_ms=0.4)
-    r.targets["c"] = run_mod.Measurement(median_ms=2.0, min_ms=1.5, cpu_ms=1.75, correct=True,
-                                         max_abs_err=0.0, dispatches=1, arena_bytes=4096)
+    r.numpy2_ms = 0.25
+    r.targets["c"] = run_mod.Measurement(median_ms=2.0, min_ms=1.5, mean_ms=2.2, correct=True,
+                                         max_abs_err=0.0, dispatches=1, arena_bytes=4096,
+                                         flops=4_194_304, raw_us=1.0, load_us=3.5, load_out_us=2.0)
     r.targets["openmp"] = run_mod.Measurement(skipped="CompileError: unsupported op")
     r.iree = {"local-sync": run_mod.Measurement(median_ms=1.0, min_ms=0.9, correct=True),
+              "local-sync dt": run_mod.Measurement(median_ms=0.8, min_ms=0.7, correct=True),
               "local-task": run_mod.Measurement(skipped="RuntimeError: no device")}
     ctx = bm.machine_context()
     env = {"os": "Linux", "python": "3", "numpy": "2", "cc": "cc", "omp_threads": "2",
            "blas_threads": "1", "iree": "iree 3", "overhead_us": "0.2", "flags": "-O3"}
-    text = run_mod.render_results([r], ctx, env, ["c", "openmp"], run_mod.Options(), None)
+    fma = run_mod.peak.Peak(isa="avx512", one_thread=100.0, all_threads=180.0, threads=2)
+    text = run_mod.render_results([r], ctx, env, ["c", "openmp"], run_mod.Options(), None,
+                                  fma_peak=fma)
     rows = [line for line in text.splitlines() if line.startswith("| matmul_128 |")]
-    assert rows[0].split("|")[1:-1] == [" matmul_128 ", " c ", " 2.000 ", " 1.500 ", " 1.750 ", " 0.500 ",
-                                        " 4.00× ", " 1.000 ", " 2.00× ", " 1 ", " 4096 ", " ok "]
+    # GFLOP/s = 0.00419 GFLOP / 2 ms; % peak of the 1-thread 100 GFLOP/s; / numpy against the
+    # 1-thread numpy; / IREE against the faster IREE configuration (data tiling, 0.8 ms).
+    assert rows[0].split("|")[1:-1] == [
+        " matmul_128 ", " c ", " 0.00419 ", " 2.000 ", " 1.500 ", " 2.200 ", " 2.1 ", " 2.1 ",
+        " 0.500 / 0.250 ", " 4.00× ", " 1.000 / 0.800 ", " 2.50× ", " 2.5 / 1.0 ", " 1 ", " 4096 ", " ok "]
     assert " skipped " in rows[1]
     assert "- `matmul_128` / `openmp`: CompileError: unsupported op" in text
     assert "- `matmul_128` / IREE local-task: RuntimeError: no device" in text
+    assert "avx512, 100.0 GFLOP/s on 1 thread, 180.0 GFLOP/s on 2 threads" in text
     assert "## How measured" in text and ctx["date"] in text
+
+
+def test_runner_time_calls_gives_per_call_times():
+    run_mod = _runner()
+    calls = []
+    times = run_mod.time_calls(lambda: calls.append(1), run_mod.Options(repetitions=2, min_time="7x",
+                                                                         warmup_time=0.0))
+    assert len(times) == 14 and len(calls) == 15 and all(t >= 0 for t in times)
+    m = run_mod.Measurement().take([0.003, 0.001, 0.002])
+    assert (m.median_ms, m.min_ms, m.mean_ms) == (2.0, 1.0, pytest.approx(2.0))
+
+
+def test_fma_peak_program_runs(tmp_path):
+    """benchmarks/peak.py's C program builds and reports a positive peak (or says why not)."""
+    import shutil
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    run_mod = _runner()
+    p = run_mod.peak.measure_peak(threads=2, iterations=200_000)
+    assert p.error is None, p.error
+    assert p.isa in ("avx512", "avx2-fma", "scalar")
+    assert p.one_thread > 0 and p.all_threads > 0 and p.for_threads(1) == p.one_thread
+    bad = run_mod.peak.measure_peak(threads=1, iterations=10, cc=str(tmp_path / "no-such-cc"))
+    assert bad.error and bad.one_thread is None

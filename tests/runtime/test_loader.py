@@ -128,6 +128,43 @@ def test_non_contiguous_arguments(m):
     np.testing.assert_allclose(m.matmul_static(a, b, c), a @ b + c)
 
 
+
+def test_exact_arrays_take_the_prepared_call_plan(m, monkeypatch):
+    """C-contiguous arrays of the exact dtype and shape are passed in place by the function's
+    CallPlan: the checked conversion never runs, a read-only input is fine, and out= arrays
+    are written and returned as given."""
+    from ireec.runtime import loader
+
+    def no_conversion(*a, **k):
+        raise AssertionError("the checked conversion ran on exact arrays")
+    monkeypatch.setattr(loader, "_check_argument", no_conversion)
+    a = np.arange(4, dtype=np.float32)
+    a.flags.writeable = False
+    b = np.full(4, 0.5, np.float32)
+    np.testing.assert_array_equal(m.add(a, b), a + b)
+    out = np.empty(4, np.float32)
+    assert m.add(a, b, out=out) is out
+    np.testing.assert_array_equal(out, a + b)
+    q, r = m.divrem(np.array([7, -7, 9], np.int32), np.array([2, 2, -2], np.int32),
+                    out=(np.empty(3, np.int32), np.empty(3, np.int32)))
+    np.testing.assert_array_equal(q, [3, -4, -5])
+    assert isinstance(m.plan("add"), loader.CallPlan)
+    assert m.plan("add").info is m.info("add")
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="C-contiguous and writeable"):
+        m.add(a, b, out=a)  # read-only result array
+
+
+def test_call_overhead_reports_both_paths(m):
+    """ireec.tools.benchmark.call_overhead times the bare C call and ireec.load's call."""
+    from ireec.tools.benchmark import call_overhead
+
+    a, b = np.ones(4, np.float32), np.ones(4, np.float32)
+    r = call_overhead(m, "add", [a, b], samples=200, repetitions=1)
+    assert set(r) == {"raw_us", "load_us", "load_out_us", "overhead_us", "overhead_out_us"}
+    assert 0 < r["raw_us"] and 0 < r["load_us"]
+    assert r["overhead_us"] == pytest.approx(r["load_us"] - r["raw_us"])
+
 def test_two_results(m):
     a = np.array([7, -7, 7, -7, 0, 9], np.int32)[:3]
     b = np.array([2, 2, -2], np.int32)

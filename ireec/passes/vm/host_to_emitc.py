@@ -164,9 +164,14 @@ class _HostLowering:
         """One C statement, verbatim."""
         self.b.create("emitc.verbatim", [], [], {"value": StringAttr(line)})
 
-    def call(self, callee: str, args: List[str]) -> None:
-        """``callee(args...);``"""
-        self.b.create("emitc.call_opaque", [], [], {"callee": StringAttr(callee), "args": _str_array(args)})
+    def call(self, callee: str, args: List[str], accesses: List[str] = ()) -> None:
+        """``callee(args...);``. ``accesses``: the byte ranges the call reads and writes, as
+        ``"base|offset|size|mode"`` strings (mode ``ro``/``wo``/``rw``, base the C pointer
+        expression of the buffer), kept on the op for targets that order calls by them."""
+        attrs = {"callee": StringAttr(callee), "args": _str_array(args)}
+        if accesses:
+            attrs["accesses"] = _str_array(list(accesses))
+        self.b.create("emitc.call_opaque", [], [], attrs)
 
     def assign(self, v: Value, expr: str) -> None:
         if v.uses:
@@ -217,13 +222,18 @@ class _HostLowering:
         btypes = [x.value for x in kfn.attributes["bindings"].value]
         args = [f"({bt} *)({self.base[v]} + {off})"
                 for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes)]
-        self.call(f"{self.module_name}_{c_ident(entry)}", args + self.target.launch_extra_args())
+        accesses = [f"{self.base[v]}|{off}|{size}|{mode.value}" for v, off, size, mode in zip(
+            op.operands, op.attributes["offsets"].value, op.attributes["sizes"].value,
+            op.attributes["access"].value)]
+        self.call(f"{self.module_name}_{c_ident(entry)}", args + self.target.launch_extra_args(), accesses)
 
     def _copy(self, op: Operation) -> None:
         src, dst = op.operands
-        self.call(*self.target.host_copy(f"{self.base[dst]} + {op.attributes['target_offset'].value}",
-                                         f"{self.base[src]} + {op.attributes['source_offset'].value}",
-                                         str(op.attributes["length"].value)))
+        src_off, dst_off = op.attributes["source_offset"].value, op.attributes["target_offset"].value
+        length = op.attributes["length"].value
+        self.call(*self.target.host_copy(f"{self.base[dst]} + {dst_off}", f"{self.base[src]} + {src_off}",
+                                         str(length)),
+                  [f"{self.base[src]}|{src_off}|{length}|ro", f"{self.base[dst]}|{dst_off}|{length}|wo"])
 
     def _load(self, op: Operation) -> None:
         if not op.results[0].uses:

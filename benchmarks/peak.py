@@ -1,0 +1,136 @@
+"""The machine's single-precision FMA peak, measured in the benchmark's own run.
+
+A small C program (:data:`PEAK_C`) runs 12 independent chains of fused multiply-adds per
+thread — enough to cover the FMA latency (4 cycles) times the FMA ports (2) of current x86
+cores, so the units never wait — on the widest vectors the compiler targets with
+``-march=native``: AVX-512 (16 lanes), else AVX2+FMA (8 lanes), else scalar ``a*b+c``
+(which ``-ffp-contract=fast`` turns into an FMA where the ISA has one). It is built with
+``cc`` at benchmark time and run on 1 thread and on all threads (OpenMP); each FMA counts
+2 floating-point operations. The figures are what "% of peak" in RESULTS.md divides by.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+#: The measuring program: ``peak THREADS ITERATIONS`` prints ``<isa> <GFLOP/s>``.
+PEAK_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+#if defined(__AVX512F__)
+#define ISA "avx512"
+#define LANES 16
+typedef __m512 vec;
+#define SPLAT(x) _mm512_set1_ps(x)
+#define FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+static float sum(vec v) { return _mm512_reduce_add_ps(v); }
+#elif defined(__AVX2__) && defined(__FMA__)
+#define ISA "avx2-fma"
+#define LANES 8
+typedef __m256 vec;
+#define SPLAT(x) _mm256_set1_ps(x)
+#define FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+static float sum(vec v) { float t[8]; _mm256_storeu_ps(t, v); return t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7]; }
+#else
+#define ISA "scalar"
+#define LANES 1
+typedef float vec;
+#define SPLAT(x) (x)
+#define FMA(a, b, c) ((a) * (b) + (c))
+static float sum(vec v) { return v; }
+#endif
+
+/* 12 independent chains a_i = a_i * m + c: 12 FMAs in flight per iteration. */
+static float chains(long iterations, float seed) {
+  vec a0 = SPLAT(seed), a1 = SPLAT(seed + 1), a2 = SPLAT(seed + 2), a3 = SPLAT(seed + 3);
+  vec a4 = SPLAT(seed + 4), a5 = SPLAT(seed + 5), a6 = SPLAT(seed + 6), a7 = SPLAT(seed + 7);
+  vec a8 = SPLAT(seed + 8), a9 = SPLAT(seed + 9), a10 = SPLAT(seed + 10), a11 = SPLAT(seed + 11);
+  const vec m = SPLAT(0.999999f), c = SPLAT(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+    a0 = FMA(a0, m, c); a1 = FMA(a1, m, c); a2 = FMA(a2, m, c); a3 = FMA(a3, m, c);
+    a4 = FMA(a4, m, c); a5 = FMA(a5, m, c); a6 = FMA(a6, m, c); a7 = FMA(a7, m, c);
+    a8 = FMA(a8, m, c); a9 = FMA(a9, m, c); a10 = FMA(a10, m, c); a11 = FMA(a11, m, c);
+  }
+  return sum(a0) + sum(a1) + sum(a2) + sum(a3) + sum(a4) + sum(a5) + sum(a6) + sum(a7) +
+         sum(a8) + sum(a9) + sum(a10) + sum(a11);
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  int threads = argc > 1 ? atoi(argv[1]) : 1;
+  long iterations = argc > 2 ? atol(argv[2]) : 100000000L;
+  float total = 0.0f;
+  double best = 0.0;
+  for (int rep = 0; rep < 3; ++rep) {  /* the fastest of 3: the least disturbed */
+    double t0 = now();
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) reduction(+:total) schedule(static, 1)
+#endif
+    for (int t = 0; t < threads; ++t) total += chains(iterations, (float)t);
+    double seconds = now() - t0;
+    double gflops = 2.0 * 12.0 * LANES * (double)iterations * threads / seconds * 1e-9;
+    if (gflops > best) best = gflops;
+  }
+  printf("%s %.3f %g\n", ISA, best, (double)total);
+  return 0;
+}
+"""
+
+
+@dataclass
+class Peak:
+    """Measured FMA peak: ``isa`` (avx512, avx2-fma or scalar), GFLOP/s on one thread and
+    on ``threads`` threads; ``error`` says why there is no figure."""
+
+    isa: str = ""
+    one_thread: Optional[float] = None
+    all_threads: Optional[float] = None
+    threads: int = 1
+    error: Optional[str] = None
+
+    def for_threads(self, n: int) -> Optional[float]:
+        """The peak that ``n`` threads can reach (1 → one thread, else all threads)."""
+        return self.one_thread if n <= 1 else self.all_threads
+
+
+def measure_peak(threads: Optional[int] = None, iterations: int = 50_000_000,
+                 cc: Optional[str] = None) -> Peak:
+    """Build :data:`PEAK_C` with ``cc -O2 -march=native -fopenmp`` and run it on 1 and on
+    ``threads`` (default: ``OMP_NUM_THREADS`` or the CPU count) threads. Never raises: a
+    missing compiler or a failing run gives a Peak with ``error`` set."""
+    threads = threads or int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
+    cc = cc or os.environ.get("CC", "cc")
+    with tempfile.TemporaryDirectory(prefix="ireec-peak-") as d:
+        src, exe = Path(d) / "peak.c", Path(d) / "peak"
+        src.write_text(PEAK_C)
+        try:
+            subprocess.run([cc, "-O2", "-march=native", "-ffp-contract=fast", "-fopenmp", str(src),
+                            "-o", str(exe)], check=True, capture_output=True, text=True, timeout=120)
+            out = {}
+            for n in sorted({1, threads}):
+                proc = subprocess.run([str(exe), str(n), str(iterations)], check=True,
+                                      capture_output=True, text=True, timeout=300)
+                isa, gflops, _ = proc.stdout.split()
+                out[n] = (isa, float(gflops))
+        except (OSError, subprocess.SubprocessError, ValueError) as e:
+            err = getattr(e, "stderr", None) or str(e)
+            return Peak(threads=threads, error=f"peak program failed: {str(err).strip()[:200]}")
+    return Peak(isa=out[1][0], one_thread=out[1][1], all_threads=out[threads][1], threads=threads)
+
+
+if __name__ == "__main__":
+    print(measure_peak())
