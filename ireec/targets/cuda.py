@@ -10,7 +10,8 @@ the host-pointer entries), ``<module>_kernels.h/.cu`` (per dispatch: the workgro
 Execution model, as IREE's LLVMGPU pipeline maps it: the dispatch's workgroup count is the
 grid and one CUDA block runs one workgroup, ``blockIdx.x/y/z`` being the workgroup ids. The
 block has one thread running the workgroup's loop nest (the CPU tiling's workgroup body), so
-results are those of the ``c`` target (no contraction into FMA: ``-fmad=false``).
+results are those of the ``c`` target: with contraction into FMA by default (``-fmad=true``,
+as the C targets' ``-ffp-contract=fast``), bit for bit under ``--strict-fp`` (``-fmad=false``).
 
 Constants and mutable module state are ``__device__`` arrays in the module image (no upload
 step); the host program reaches them through ``cudaGetSymbolAddress``. Host-side buffer
@@ -70,6 +71,7 @@ class CUDATarget(CTarget):
     host program on a ``cudaStream_t`` over device pointers."""
 
     name = "cuda"
+    ukernels = ()  # kernels run as plain loop nests (no micro-kernels on the GPU)
     iree_backends = ("cuda",)
     variant = "cuda_nvptx_fb"
     templates = "cuda"
@@ -81,7 +83,9 @@ class CUDATarget(CTarget):
         self.arch = arch
 
     def configure(self, **options) -> "CUDATarget":
-        """``cuda_arch``: nvcc's ``-arch`` (``sm_90``, ``native``...)."""
+        """``cuda_arch``: nvcc's ``-arch`` (``sm_90``, ``native``...); ``strict_fp`` as
+        :meth:`Target.configure`."""
+        super().configure(**options)
         if options.get("cuda_arch"):
             self.arch = options["cuda_arch"]
         return self
@@ -93,9 +97,10 @@ class CUDATarget(CTarget):
         return self.arch or os.environ.get("IREEC_CUDA_ARCH") or ("native" if gpu_visible() else DEFAULT_ARCH)
 
     def compile_flags(self) -> List[str]:
-        """``-O3 -arch=<arch>`` and ``-fmad=false`` (no fused multiply-add: every float
-        operation rounds as written, as ``-ffp-contract=off`` does for the C targets)."""
-        return ["-O3", f"-arch={self.resolved_arch()}", "-fmad=false"]
+        """``-O3 -arch=<arch>`` and ``-fmad=true`` (multiply-adds contract into FMA, as
+        ``-ffp-contract=fast`` for the C targets), or ``-fmad=false`` under :attr:`strict_fp`
+        (every float operation rounds as written, as ``-ffp-contract=off``)."""
+        return ["-O3", f"-arch={self.resolved_arch()}", "-fmad=false" if self.strict_fp else "-fmad=true"]
 
     def link_command(self, objects, output: str) -> List[str]:
         """nvcc links the shared library (static cudart)."""
