@@ -21,7 +21,8 @@
  * 4 lanes otherwise (SSE2, NEON, ...; the register counts of those ISAs: 32, 16, 16 vector
  * registers), 4 x 4 scalars without vector extensions. On x86-64 with GCC/Clang the choice is
  * made at run time (__builtin_cpu_supports) unless the file is compiled for a CPU that has
- * AVX-512 or AVX2 (-march=native: then that kernel is called directly).
+ * AVX-512 or AVX2 (-march=native: then that kernel is called directly) or
+ * IREEC_NO_TARGET_CLONES is defined (baseline only).
  *
  * Every C element sees its products in the order k = 0, 1, ..., K-1 added to its initial
  * value (the accumulators are loaded from C), as in the plain loop nest; under
@@ -46,9 +47,9 @@
                           || defined(__riscv_vector))
 #define IREEC_UK_VECTOR 1
 #endif
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(IREEC_NO_TARGET_CLONES) \
+#if defined(__GNUC__) && defined(__x86_64__) \
     && ((!defined(__clang__) && __GNUC__ >= 6) || (defined(__clang__) && __clang_major__ >= 7))
-#define IREEC_UK_X86_DISPATCH 1
+#define IREEC_UK_X86 1
 #endif
 
 /* A micro-kernel: C[mr x nr] (row stride ldc) += sum over k < kc of a[k*mr + r] * b[k*ldb + c],
@@ -56,7 +57,7 @@
 typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, const float *b, int64_t ldb,
                                        float *c, int64_t ldc);
 
-#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86_DISPATCH)
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
 /* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV): a micro-kernel with an
  * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
@@ -99,7 +100,7 @@ static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, const float *b, 
 }
 #endif
 
-#if defined(IREEC_UK_X86_DISPATCH)
+#if defined(IREEC_UK_X86)
 typedef float ireec_uk_v8f __attribute__((vector_size(32)));
 typedef float ireec_uk_v16f __attribute__((vector_size(64)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 2)
@@ -107,23 +108,29 @@ IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x32,
                     __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2)
 #endif
 
-/* The micro-kernel for this CPU: its function, rows (*mr) and columns (*nr). */
+/* The micro-kernel for this CPU: its function, rows (*mr) and columns (*nr). Chosen at
+ * compile time when the compiler targets AVX-512 or AVX2+FMA (-march), else at run time
+ * unless IREEC_NO_TARGET_CLONES is defined (then the baseline kernel). */
 static ireec_uk_sgemm_tile_fn ireec_uk_sgemm_select(int *mr, int *nr) {
-#if defined(IREEC_UK_X86_DISPATCH)
+#if defined(IREEC_UK_X86)
 #if defined(__AVX512F__)
   *mr = 8; *nr = 32; return ireec_uk_sgemm_tile_8x32;
 #else
+#if !defined(IREEC_NO_TARGET_CLONES)
   if (__builtin_cpu_supports("avx512f")) { *mr = 8; *nr = 32; return ireec_uk_sgemm_tile_8x32; }
+#endif
 #if defined(__AVX2__) && defined(__FMA__)
   *mr = 6; *nr = 16; return ireec_uk_sgemm_tile_6x16;
 #else
+#if !defined(IREEC_NO_TARGET_CLONES)
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     *mr = 6; *nr = 16; return ireec_uk_sgemm_tile_6x16;
   }
 #endif
 #endif
 #endif
-#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86_DISPATCH)
+#endif
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
   *mr = 4; *nr = 8; return ireec_uk_sgemm_tile_4x8;
 #else
   *mr = 4; *nr = 4; return ireec_uk_sgemm_tile_4x8;

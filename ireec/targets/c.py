@@ -167,6 +167,7 @@ class CTarget(Target):
             flags = ["-ffp-contract=off" if f == "-ffp-contract=fast" else f for f in flags]
         if self.target_cpu:
             flags.append("-march=native" if self.target_cpu == "host" else f"-march={self.target_cpu}")
+            flags.append("-DIREEC_NO_TARGET_CLONES")  # the CPU is known: one copy of each kernel
         return flags
 
     def kernel_preamble(self) -> List[str]:
