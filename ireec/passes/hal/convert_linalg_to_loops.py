@@ -46,7 +46,8 @@ Micro-kernels (IREE's ``iree-codegen-cpu-lower-to-ukernels``): a generic that th
 strategy gave ``ireec.ukernel_blocking`` (an f32 contraction, see :mod:`.ukernels`) becomes,
 inside loops over its batch dims, one ``iree_codegen.ukernel.generic`` op calling
 ``ireec_uk_sgemm`` on the workgroup's tile. Its operands: A, B, C, the ``work`` array
-(a ``memref.alloca`` of ``IREEC_UK_SGEMM_WORK_FLOATS`` floats, the packed panels), the
+(a ``memref.alloca`` of ``IREEC_UK_SGEMM_WORK_FLOATS`` floats marked ``ireec.ukernel_work``,
+the packed panels: bounded by the blocking, which ``--max-stack-bytes`` shrinks), the
 indices of the tile's first element in A, B and C, and the sizes M, N, K; its attributes:
 ``fn_name``, ``strides`` (A's along i and k, B's along k and j, C's along i, in elements)
 and ``blocking`` (MC, NC, KC).
@@ -475,7 +476,8 @@ class ConvertLinalgToLoopsPass(Pass):
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
         c0, c1 = ib.const(0), ib.const(1)
         b = ib.b
-        work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32)).result
+        work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
+                           attrs={"ireec.ukernel_work": UnitAttr()}).result
         ivs: List[Value] = [c0] * maps[0].num_dims
         inner = b
         for d in match.batch:
