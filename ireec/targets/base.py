@@ -59,6 +59,9 @@ class Target(abc.ABC):
     #: target option): names of runtime_c/ireec_ukernel.h functions; see
     #: ireec/passes/hal/ukernels.py.
     ukernels: Tuple[str, ...] = ()
+    #: Whether the workgroups of a dispatch run at the same time (threads, GPU blocks): the
+    #: lowering strategy then splits small problems into several workgroups.
+    concurrent_workgroups: bool = False
     #: ``--strict-fp``: no contraction into FMA, every float operation rounded as written
     #: (bit-identical results across targets and CPUs).
     strict_fp: bool = False

@@ -302,6 +302,7 @@ class OpenMPTarget(CTarget):
     name = "openmp"
     iree_backends = ()
     variant = "embedded_c_openmp"
+    concurrent_workgroups = True
     cflags = CTarget.cflags + ("-fopenmp",)
     ldflags = ("-fopenmp",)
 

@@ -1,8 +1,8 @@
-// RUN: ireec opt %s --pass-pipeline=iree-abi-wrap-entry-points,iree-dispatch-creation-form-dispatch-regions,iree-flow-outline-dispatch-regions,iree-stream-schedule-allocation,iree-hal-materialize-interfaces,linalg-generalize-named-ops,iree-llvmcpu-select-lowering-strategy | filecheck %s
+// RUN: ireec opt %s --target=openmp --pass-pipeline=iree-abi-wrap-entry-points,iree-dispatch-creation-form-dispatch-regions,iree-flow-outline-dispatch-regions,iree-stream-schedule-allocation,iree-hal-materialize-interfaces,linalg-generalize-named-ops,iree-llvmcpu-select-lowering-strategy | filecheck %s
 
 // Tile sizes per kernel, and workgroup count = ceil(extent / tile) per distributed dimension:
 // 100000 elements in tiles of 4096 are 25 workgroups; the f32 256x200 matmul calls the sgemm
-// micro-kernel: both dims are below twice its 256 tile, so each is split in two (128 rows,
+// micro-kernel: both dims are below twice its 256 tile, so for openmp threads each is split in two (128 rows,
 // 104 columns: 2x2 workgroups), the reduction is not tiled (0); the second level is the
 // micro-kernel's cache blocking MC, NC, KC (no larger than the tile).
 // CHECK:       hal.executable.export

@@ -49,10 +49,11 @@ def test_lowering_config_on_root_before_bufferization():
 
 
 @pytest.mark.parametrize("src,count", [
-    # f32 matmul → micro-kernel tiles (ukernels.workgroup_tile): 130 and 150 below 2 x 256
-    # split in two (72 and 80 rows/columns).
+    # f32 matmul → micro-kernel tiles (ukernels.workgroup_tile), 130x150 on c, halved
+    # (largest first) until the matmul's per-tile temporary fits 32 KiB: 65x75.
     (MM_RELU, (2, 2, 1)),
-    (BATCH_MATMUL, (2, 2, 3)),
+    # On c (one thread) a micro-kernel tile covers 67x71; one workgroup per batch.
+    (BATCH_MATMUL, (1, 1, 3)),
     (CONV, (2, 1, 17)),  # (oh, ow, f) = 17x21x70 tiled 1x21x64
 ])
 def test_workgroup_counts(src, count):
@@ -190,13 +191,14 @@ func.func @f(%a: tensor<3x4xf32>) -> tensor<5x8xf32> {
 
 
 def test_ukernel_lowering_config(tmp_path, capsys):
-    """An f32 matmul at --compile-to=hal: the lowering config records the workgroup tiles
-    and the micro-kernel's blocking, and the kernel calls ireec_uk_sgemm with a packing
+    """An f32 matmul at --compile-to=hal (openmp: 130x150 split in two along both dims for
+    the threads): the lowering config records the workgroup tiles and the micro-kernel's
+    blocking, and the kernel calls ireec_uk_sgemm with a packing
     buffer of IREEC_UK_SGEMM_WORK_FLOATS(MC, NC, KC) floats."""
     from ireec.passes.hal import ukernels as UK
     src = tmp_path / "mm.mlir"
     src.write_text(MM_RELU)
-    rc, out, err = run_cli(["compile", src, "--compile-to=hal"], capsys)
+    rc, out, err = run_cli(["compile", src, "--compile-to=hal", "--target=openmp"], capsys)
     assert rc == 0, err
     assert '"iree_codegen.ukernel.generic"' in out
     assert 'iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>' in out

@@ -125,11 +125,12 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     if match is None:
         return None
     tiles = []
+    split = bool(getattr(ctx.target, "concurrent_workgroups", False))
     for k, d in enumerate(dist.loop_dims[root]):
         if d == match.i:
-            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[0]))
+            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[0], split))
         elif d == match.j:
-            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[1]))
+            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[1], split))
         else:
             tiles.append(1)
     # Fills (generics without shaped inputs, after generalisation) are written into their

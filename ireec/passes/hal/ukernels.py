@@ -44,8 +44,9 @@ MC, NC, KC = 64, 256, 256
 
 #: Workgroup tile (rows, columns) of the output: each workgroup packs its own B block once
 #: per KC step, so tiles are large (256 x 256: 1024^3 gives 16 workgroups for the OpenMP
-#: threads; 128 x 256 was 5 % slower). A dim with fewer than 2 * tile elements is split in
-#: two so that two threads get work (e.g. an 8 x 256 MLP layer: two 8 x 128 tiles).
+#: threads; 128 x 256 was 5 % slower). On targets whose workgroups run concurrently
+#: (``Target.concurrent_workgroups``: openmp) a dim with fewer than 2 * tile elements is
+#: split in two so that two threads get work (e.g. an 8 x 256 MLP layer: two 8 x 128 tiles).
 WORKGROUP_TILE = (256, 256)
 
 #: Bytes of stack ``ireec_uk_sgemm`` itself takes besides the caller's ``work`` array: its
@@ -133,10 +134,13 @@ def match_sgemm(op) -> Optional[SgemmMatch]:
     return SgemmMatch(i=i, j=j, k=k, batch=list(batch))
 
 
-def workgroup_tile(extent: int, tile: int) -> int:
-    """Workgroup tile along a dim of ``extent`` elements: ``tile``, or about half the extent
-    (rounded up to a multiple of 8) when the extent is below ``2 * tile``, so two threads
-    share small problems; the whole extent when it is 16 or less."""
+def workgroup_tile(extent: int, tile: int, split: bool = True) -> int:
+    """Workgroup tile along a dim of ``extent`` elements: ``tile`` (the whole extent when
+    smaller); with ``split`` (workgroups run concurrently), about half the extent (rounded up
+    to a multiple of 8) when it is below ``2 * tile``, so two threads share small problems,
+    but the whole extent when it is 16 or less."""
+    if not split:
+        return min(extent, tile)
     if extent <= 16:
         return extent
     if extent >= 2 * tile:
