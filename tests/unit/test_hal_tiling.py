@@ -220,3 +220,20 @@ def test_ukernel_not_used_for_other_types_or_cuda():
                .replace("arith.maximumf", "arith.maxsi"), "hal")
     assert not [o for o in m.walk() if o.name == "iree_codegen.ukernel.generic"]
     assert get_target("cuda").ukernels == () and "ireec_uk_sgemm" in get_target("openmp").ukernels
+
+
+def test_ukernel_generic_verifier():
+    """iree_codegen.ukernel.generic: one index per dim of A, B and C plus M, N, K."""
+    from ireec.frontend.parser import parse_source
+    from ireec.ir.diagnostics import CompileError
+    from ireec.ir.verifier import verify
+    text = """
+func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>, %w: memref<64xf32>, %i: index) {
+  "iree_codegen.ukernel.generic"(%a, %b, %c, %w, %i, %i, %i, %i, %i, %i, %i, %i, %i) {fn_name = "ireec_uk_sgemm", strides = array<i64: 4, 1, 4, 1, 4>, blocking = array<i64: 4, 4, 4>} : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>, memref<64xf32>, index, index, index, index, index, index, index, index, index) -> ()
+  return
+}
+"""
+    verify(parse_source(text, "ok.mlir"))
+    bad = text.replace("%i, %i, %i) {fn_name", "%i, %i) {fn_name").replace("index, index, index) -> ()", "index, index) -> ()")
+    with pytest.raises(CompileError, match="expects 9 index operands"):
+        verify(parse_source(bad, "bad.mlir"))
