@@ -56,6 +56,16 @@
  * a a packed panel (64-byte aligned), b a packed panel (ldb = nr) or B itself. */
 typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, const float *b, int64_t ldb,
                                        float *c, int64_t ldc);
+/* A one-row kernel for the rows of a partial register tile (fewer than mr rows left, e.g. a
+ * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c]. */
+typedef void (*ireec_uk_sgemm_row_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
+                                      int64_t ldb, float *c);
+/* The kernels for one ISA and their register tile. */
+typedef struct {
+  int mr, nr;
+  ireec_uk_sgemm_tile_fn tile;
+  ireec_uk_sgemm_row_fn row;
+} ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
 /* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV): a micro-kernel with an
@@ -63,8 +73,8 @@ typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, const float *
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
 #define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                      \
-  ATTRS static void NAME(int64_t kc, const float *a, const float *b, int64_t ldb, float *c,    \
-                         int64_t ldc) { \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, const float *b,   \
+                         int64_t ldb, float *c, int64_t ldc) {                     \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
@@ -81,8 +91,28 @@ typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, const float *
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));       \
   }
+/* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
+ * 1 x (NV * lanes) tile. */
+#define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                          \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
+                         const float *b, int64_t ldb, float *c) {                  \
+    VT acc[NV];                                                                            \
+    int v;                                                                                 \
+    int64_t k;                                                                             \
+    for (v = 0; v < NV; ++v) memcpy(&acc[v], c + v * W, sizeof(VT));                      \
+    for (k = 0; k < kc; ++k) {                                                             \
+      const float s = a[k * lda];                                                          \
+      for (v = 0; v < NV; ++v) {                                                           \
+        VT bv;                                                                             \
+        memcpy(&bv, b + k * ldb + v * W, sizeof(VT));                                      \
+        acc[v] += bv * s;                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+    for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                      \
+  }
 typedef float ireec_uk_v4f __attribute__((vector_size(16)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2)
+IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8, , ireec_uk_v4f, 4, 2)
 #else
 /* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F). */
 static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, const float *b, int64_t ldb,
@@ -98,42 +128,54 @@ static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, const float *b, 
   for (r = 0; r < 4; ++r)
     for (j = 0; j < 4; ++j) c[r * ldc + j] = acc[r][j];
 }
+static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const float *b,
+                                 int64_t ldb, float *c) {
+  float acc[4];
+  int j;
+  int64_t k;
+  for (j = 0; j < 4; ++j) acc[j] = c[j];
+  for (k = 0; k < kc; ++k)
+    for (j = 0; j < 4; ++j) acc[j] += a[k * lda] * b[k * ldb + j];
+  for (j = 0; j < 4; ++j) c[j] = acc[j];
+}
 #endif
 
 #if defined(IREEC_UK_X86)
 typedef float ireec_uk_v8f __attribute__((vector_size(32)));
 typedef float ireec_uk_v16f __attribute__((vector_size(64)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 2)
+IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 2)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x32,
                     __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2)
+IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_32, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
+                   ireec_uk_v16f, 16, 2)
 #endif
 
-/* The micro-kernel for this CPU: its function, rows (*mr) and columns (*nr). Chosen at
- * compile time when the compiler targets AVX-512 or AVX2+FMA (-march), else at run time
- * unless IREEC_NO_TARGET_CLONES is defined (then the baseline kernel). */
-static ireec_uk_sgemm_tile_fn ireec_uk_sgemm_select(int *mr, int *nr) {
-#if defined(IREEC_UK_X86)
-#if defined(__AVX512F__)
-  *mr = 8; *nr = 32; return ireec_uk_sgemm_tile_8x32;
-#else
-#if !defined(IREEC_NO_TARGET_CLONES)
-  if (__builtin_cpu_supports("avx512f")) { *mr = 8; *nr = 32; return ireec_uk_sgemm_tile_8x32; }
-#endif
-#if defined(__AVX2__) && defined(__FMA__)
-  *mr = 6; *nr = 16; return ireec_uk_sgemm_tile_6x16;
-#else
-#if !defined(IREEC_NO_TARGET_CLONES)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    *mr = 6; *nr = 16; return ireec_uk_sgemm_tile_6x16;
-  }
-#endif
-#endif
-#endif
-#endif
+/* The kernels for this CPU. Chosen at compile time when the compiler targets AVX-512 or
+ * AVX2+FMA (-march), else at run time unless IREEC_NO_TARGET_CLONES is defined (then the
+ * baseline kernels). */
+static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
-  *mr = 4; *nr = 8; return ireec_uk_sgemm_tile_4x8;
+  isa->mr = 4; isa->nr = 8; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
 #else
-  *mr = 4; *nr = 4; return ireec_uk_sgemm_tile_4x8;
+  isa->mr = 4; isa->nr = 4; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
+#endif
+#if defined(IREEC_UK_X86)
+#if !defined(__AVX512F__) && !defined(IREEC_NO_TARGET_CLONES)
+  if (!__builtin_cpu_supports("avx512f")) {
+#if !defined(__AVX2__) || !defined(__FMA__)
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+#endif
+    isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
+    return;
+  }
+#elif !defined(__AVX512F__)
+#if defined(__AVX2__) && defined(__FMA__)
+  isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
+#endif
+  return;
+#endif
+  isa->mr = 8; isa->nr = 32; isa->tile = ireec_uk_sgemm_tile_8x32; isa->row = ireec_uk_sgemm_row_32;
 #endif
 }
 
@@ -150,13 +192,16 @@ static ireec_uk_sgemm_tile_fn ireec_uk_sgemm_select(int *mr, int *nr) {
 static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_m,
                                   int64_t a_k, const float *B, int64_t b_k, int64_t b_n, float *C,
                                   int64_t ldc, int64_t mc, int64_t nc, int64_t kc, float *work) {
+  ireec_uk_sgemm_isa_t isa;
   int mr, nr, direct;
-  const ireec_uk_sgemm_tile_fn tile = ireec_uk_sgemm_select(&mr, &nr);
   float *bp = (float *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
   float *ap;
   float edge[IREEC_UK_SGEMM_MAX_MR * IREEC_UK_SGEMM_MAX_NR];
   int64_t jc, pc, ic, jr, ir, i, j, k;
   if (M <= 0 || N <= 0 || K <= 0) return;
+  ireec_uk_sgemm_select(&isa);
+  mr = isa.mr;
+  nr = isa.nr;
   /* Whole register tiles per block; blocks no larger than the problem. */
   mc = mc < M ? mc : M;
   nc = nc < N ? nc : N;
@@ -208,17 +253,31 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
             const int64_t h = mcur - ir < mr ? mcur - ir : mr;
             float *c = C + (ic + ir) * ldc + jc + jr;
             if (h == mr && w == nr) {
-              tile(kcur, ap + ir * kcur, b, ldb, c, ldc);
+              isa.tile(kcur, ap + ir * kcur, b, ldb, c, ldc);
               continue;
             }
-            /* A partial tile: through a full-size copy of its valid part. */
+            if (h < mr) {
+              /* Fewer rows than a register tile: row by row, full-width rows in place. */
+              for (i = 0; i < h; ++i) {
+                if (w == nr) {
+                  isa.row(kcur, ap + ir * kcur + i, mr, b, ldb, c + i * ldc);
+                  continue;
+                }
+                memcpy(edge, c + i * ldc, (size_t)w * sizeof(float));
+                for (j = w; j < nr; ++j) edge[j] = 0.0f;
+                isa.row(kcur, ap + ir * kcur + i, mr, b, ldb, edge);
+                memcpy(c + i * ldc, edge, (size_t)w * sizeof(float));
+              }
+              continue;
+            }
+            /* A partial-width tile: through a full-size copy of its valid part. */
             for (i = 0; i < h; ++i) {
               memcpy(edge + i * nr, c + i * ldc, (size_t)w * sizeof(float));
               for (j = w; j < nr; ++j) edge[i * nr + j] = 0.0f;
             }
             for (i = h; i < mr; ++i)
               for (j = 0; j < nr; ++j) edge[i * nr + j] = 0.0f;
-            tile(kcur, ap + ir * kcur, b, ldb, edge, nr);
+            isa.tile(kcur, ap + ir * kcur, b, ldb, edge, nr);
             for (i = 0; i < h; ++i) memcpy(c + i * ldc, edge + i * nr, (size_t)w * sizeof(float));
           }
         }
