@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ireec
+from ireec.compiler import compile_source as compile_to_c
 from ireec.targets import get_target
 
 from .common import run_cli
@@ -70,7 +71,7 @@ def test_sgemm_matches_numpy(target, m, n, k):
 @pytest.mark.parametrize("m,n,k", [(7, 33, 129), (65, 47, 31)])
 def test_sgemm_transposed_operands(layout, m, n, k):
     src = _matmul_src(m, n, k, layout)
-    assert "ireec_uk_sgemm" in ireec.compiler.compile_source(src, "t.mlir", target="openmp").files["t_kernels.c"]
+    assert "ireec_uk_sgemm" in compile_to_c(src, "t.mlir", target="openmp").files["t_kernels.c"]
     a, b, a_in, b_in = _operands(m, n, k, layout, seed=1)
     got = ireec.compile_source(src, target="openmp").f(a_in, b_in)
     np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
@@ -78,7 +79,7 @@ def test_sgemm_transposed_operands(layout, m, n, k):
 
 def test_batch_matmul_through_the_ukernel():
     from .test_fusion_tiling import BATCH_MATMUL
-    out = ireec.compiler.compile_source(BATCH_MATMUL, "t.mlir", target="c")
+    out = compile_to_c(BATCH_MATMUL, "t.mlir", target="c")
     assert "ireec_uk_sgemm(" in out.files["t_kernels.c"] and "ireec_ukernel.h" in out.files
     r = np.random.default_rng(2)
     a = r.standard_normal((3, 67, 17)).astype(np.float32)
@@ -89,7 +90,7 @@ def test_batch_matmul_through_the_ukernel():
 
 def test_other_element_types_keep_the_loops():
     src = _matmul_src(9, 10, 11, "nn").replace("f32", "f64")
-    out = ireec.compiler.compile_source(src, "t.mlir", target="c")
+    out = compile_to_c(src, "t.mlir", target="c")
     assert "ireec_uk_" not in out.files["t_kernels.c"] and "ireec_ukernel.h" not in out.files
     r = np.random.default_rng(3)
     a, b = r.standard_normal((9, 11)), r.standard_normal((11, 10))
@@ -140,8 +141,67 @@ def test_cli_target_cpu_host_and_strict_fp(tmp_path, capsys):
 
 
 def test_kernels_carry_an_avx512_clone(tmp_path):
-    out = ireec.compiler.compile_source(_matmul_src(64, 64, 64, "nn"), "t.mlir", target="openmp")
+    out = compile_to_c(_matmul_src(64, 64, 64, "nn"), "t.mlir", target="openmp")
     text = out.files["t_kernels.c"]
     assert 'target_clones("arch=x86-64-v4", "avx2", "default")' in text
     header = out.files["ireec_ukernel.h"]
     assert '__builtin_cpu_supports("avx512f")' in header and "ireec_uk_sgemm_tile_8x32" in header
+
+
+def _conv_src(n, h, w, c, kh, kw, f, stride, dilation):
+    oh = (h - dilation * (kh - 1) - 1) // stride + 1
+    ow = (w - dilation * (kw - 1) - 1) // stride + 1
+    x, flt, out = f"{n}x{h}x{w}x{c}xf32", f"{kh}x{kw}x{c}x{f}xf32", f"{n}x{oh}x{ow}x{f}xf32"
+    src = f"""
+func.func @f(%x: tensor<{x}>, %w: tensor<{flt}>) -> tensor<{out}> {{
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{out}>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<{out}>) -> tensor<{out}>
+  %c = linalg.conv_2d_nhwc_hwcf {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}
+       ins(%x, %w : tensor<{x}>, tensor<{flt}>) outs(%z : tensor<{out}>) -> tensor<{out}>
+  %r = arith.maximumf %c, %z : tensor<{out}>
+  return %r : tensor<{out}>
+}}
+"""
+    return src, oh, ow
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+@pytest.mark.parametrize("n,h,w,c,kh,kw,f,stride,dilation", [
+    (2, 9, 11, 16, 3, 3, 40, 1, 1),
+    (1, 13, 12, 24, 3, 2, 33, 2, 1),
+    (1, 12, 12, 32, 3, 3, 8, 1, 2),
+    (2, 7, 7, 64, 1, 1, 70, 1, 1),  # 1x1: one tap
+])
+def test_conv_through_the_ukernel(target, n, h, w, c, kh, kw, f, stride, dilation):
+    """NHWC/HWCF convolutions (with a fused relu) call the micro-kernel once per batch
+    element, output row and filter tap (implicit GEMM) and match numpy."""
+    src, oh, ow = _conv_src(n, h, w, c, kh, kw, f, stride, dilation)
+    assert "ireec_uk_sgemm(" in compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
+    r = np.random.default_rng(5)
+    x = r.standard_normal((n, h, w, c)).astype(np.float32)
+    flt = r.standard_normal((kh, kw, c, f)).astype(np.float32)
+    want = np.zeros((n, oh, ow, f))
+    for a in range(kh):
+        for b in range(kw):
+            win = x[:, a * dilation: a * dilation + stride * (oh - 1) + 1: stride,
+                    b * dilation: b * dilation + stride * (ow - 1) + 1: stride, :].astype(np.float64)
+            want += win @ flt[a, b]
+    got = ireec.compile_source(src, target=target).f(x, flt)
+    np.testing.assert_allclose(got, np.maximum(want, 0), rtol=1e-4, atol=1e-4 * np.sqrt(c * kh * kw))
+
+
+def test_conv_strict_fp_keeps_the_loop_nest_bits():
+    """Under --strict-fp the implicit GEMM adds each output's products in the plain loop
+    nest's order (taps outer, channels inner): bitwise what the cuda target's loops give."""
+    src, oh, ow = _conv_src(1, 8, 9, 16, 3, 3, 20, 1, 1)
+    r = np.random.default_rng(6)
+    x = r.standard_normal((1, 8, 9, 16)).astype(np.float32)
+    flt = r.standard_normal((3, 3, 16, 20)).astype(np.float32)
+    want = np.zeros((1, oh, ow, 20), np.float32)
+    for a in range(3):
+        for b in range(3):
+            for ch in range(16):
+                want = want + x[:, a:a + oh, b:b + ow, ch:ch + 1] * flt[a, b, ch]
+    strict = get_target("c").configure(strict_fp=True)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt), np.maximum(want, 0))

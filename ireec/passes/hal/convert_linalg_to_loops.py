@@ -453,25 +453,36 @@ class ConvertLinalgToLoopsPass(Pass):
     @staticmethod
     def _lower_to_ukernel(op: Operation, ubs: List[Value], tile_of: Dict[int, int], tiles,
                           ib: "_IndexBuilder") -> bool:
-        """Replace memref generic ``op`` by loops over its batch dims around an
+        """Replace memref generic ``op`` by loops over its batch dims and taps around an
         ``iree_codegen.ukernel.generic`` call of ``ireec_uk_sgemm`` (module docstring), built
         before ``op``; False (nothing built) when an operand has no static strides."""
-        match = UK.match_sgemm(op)
+        maps = generic_maps(op)
+        match = UK.match_sgemm(op, loop_order(op, maps[0].num_dims))
         if match is None:
             return False
         a, bm, c = op.operands[:3]
         if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
                for v in (a, bm, c)):
             return False  # kernel-local constants may fold to scalars: no pointer to pass
-        maps = generic_maps(op)
         try:
             sa, sb, sc = (strides_and_offset(v.type)[0] for v in (a, bm, c))
         except ValueError:
             return False
-        da, db, dc = ([e.pos for e in m.results] for m in maps)
-        strides = (sa[da.index(match.i)], sa[da.index(match.k)], sb[db.index(match.k)],
-                   sb[db.index(match.j)], sc[dc.index(match.i)])
-        if any(not isinstance(x, int) for x in strides) or sc[dc.index(match.j)] != 1:
+
+        def stride(m: AffineMap, st, d: int) -> Optional[int]:
+            """Elements one step of loop ``d`` moves through the operand (None: dynamic)."""
+            total = 0
+            for e, x in zip(m.results, st):
+                coeff = UK.linear_coefficients(e) or {}
+                if coeff.get(d):
+                    if not isinstance(x, int):
+                        return None
+                    total += coeff[d] * x
+            return total
+
+        strides = (stride(maps[0], sa, match.i), stride(maps[0], sa, match.k), stride(maps[1], sb, match.k),
+                   stride(maps[1], sb, match.j), stride(maps[2], sc, match.i))
+        if any(x is None for x in strides) or stride(maps[2], sc, match.j) != 1:
             return False
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
         c0, c1 = ib.const(0), ib.const(1)
@@ -480,7 +491,7 @@ class ConvertLinalgToLoopsPass(Pass):
                            attrs={"ireec.ukernel_work": UnitAttr()}).result
         ivs: List[Value] = [c0] * maps[0].num_dims
         inner = b
-        for d in match.batch:
+        for d in match.batch + match.taps:
             body = for_loop(inner, c0, ubs[d], c1)
             ivs[d] = body.args[0]
             inner = Builder(body, 0, op.loc)

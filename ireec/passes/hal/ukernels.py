@@ -14,6 +14,12 @@ packs A and B panels (transposes are strides of the packing) into the workgroup'
 array and runs a register-blocked tile chosen for the CPU at run time (8x32 on AVX-512,
 6x16 on AVX2, 4x8 otherwise); see the header for the loop structure.
 
+Convolutions (NHWC input, HWCF filter, any strides and dilations: ``linalg.conv_2d_nhwc_hwcf``
+after generalisation) take the same micro-kernel as an implicit GEMM: per batch element,
+output row and filter tap, ``C[n, oh, ow.., f..] += In[n, oh*s + kh, (ow*s + kw).., c] *
+W[kh, kw, c, f..]`` is an sgemm with rows ``ow`` (A's row stride ``s * C``), columns ``f`` and
+reduction ``c``.
+
 The configuration is recorded on the root op, visible at ``--compile-to=hal``::
 
     lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>
@@ -23,12 +29,12 @@ The configuration is recorded on the root op, visible at ``--compile-to=hal``::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
 from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.affine import AffineDim
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
 
 #: The micro-kernel function (runtime_c/ireec_ukernel.h).
 SGEMM = "ireec_uk_sgemm"
@@ -60,12 +66,24 @@ MAX_MR, MAX_NR = 8, 32
 @dataclass
 class SgemmMatch:
     """Loop dims of a matched contraction: ``i`` (rows of C), ``j`` (columns), ``k``
-    (reduction) and ``batch`` (other parallel dims, present in all operands)."""
+    (the reduction the micro-kernel runs), ``batch`` (other parallel dims, looped around the
+    call) and ``taps`` (other reduction dims, e.g. a convolution's filter window, looped
+    around the call outside-in in the plain loop nest's order, so each output element still
+    sees its products in that nest's order). ``a_coeff``: how many elements of A's indexed
+    dim one step of ``i`` moves (a convolution's stride; 1 for matmuls)."""
 
     i: int
     j: int
     k: int
     batch: List[int]
+    taps: List[int] = field(default_factory=list)
+    a_coeff: int = 1
+
+
+#: Smallest reduction (``K``) and output tile (``M * N``) for which a convolution calls the
+#: micro-kernel once per filter tap; below, packing costs more than the products (LeNet's
+#: first layer has K = 1 input channel).
+CONV_MIN_K, CONV_MIN_MN = 16, 64
 
 
 def work_floats(mc: int, nc: int, kc: int) -> int:
@@ -101,9 +119,36 @@ def _multiply_accumulate(op) -> bool:
     return True
 
 
-def match_sgemm(op) -> Optional[SgemmMatch]:
+def linear_coefficients(e: AffineExpr) -> Optional[dict]:
+    """``{dim: coefficient}`` of an affine expression that is a sum of dims times constants
+    (``d1 * 2 + d4``), or None for anything else (constants, mod, floordiv...)."""
+    if isinstance(e, AffineDim):
+        return {e.pos: 1}
+    if isinstance(e, AffineBinary) and e.kind == "+":
+        lhs, rhs = linear_coefficients(e.lhs), linear_coefficients(e.rhs)
+        if lhs is None or rhs is None:
+            return None
+        for d, c in rhs.items():
+            lhs[d] = lhs.get(d, 0) + c
+        return lhs
+    if isinstance(e, AffineBinary) and e.kind == "*":
+        for x, y in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if isinstance(y, AffineConst):
+                inner = linear_coefficients(x)
+                return None if inner is None else {d: c * y.value for d, c in inner.items()}
+    return None
+
+
+def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatch]:
     """The dims of ``op`` when it is an f32 contraction the micro-kernel computes (see the
-    module docstring), else None. Works on tensors and memrefs."""
+    module docstring), else None. Works on tensors and memrefs.
+
+    Matmul forms: every operand indexed by plain dims, the batch dims in all three. Forms
+    with taps (convolutions, ``C[b.., i, j] += A[.., s*i + t.., k] * B[t.., k, j]``): C
+    indexed by plain dims ending in ``i, j``; B by plain dims (``k``, ``j`` and taps); each of
+    A's indices a sum of dims times constants, ``i`` in one index only, ``k`` alone in one
+    index; ``k`` must be the innermost reduction of ``order`` (the plain nest's loop order,
+    when given) and ``K`` and ``M * N`` at least :data:`CONV_MIN_K` / :data:`CONV_MIN_MN`."""
     if op.name != "linalg.generic":
         return None
     ins, outs = L.inputs(op), L.outputs(op)
@@ -111,27 +156,47 @@ def match_sgemm(op) -> Optional[SgemmMatch]:
         return None
     if any(getattr(v.type, "rank", 0) < 2 for v in ins + outs):
         return None
+    if not _multiply_accumulate(op):
+        return None
     its = L.iterator_types(op)
     red = [d for d, it in enumerate(its) if it == L.REDUCTION]
-    if len(red) != 1:
-        return None
-    k = red[0]
     maps = L.indexing_maps(op)
-    dims = [_plain_dims(m) for m in maps]
-    if any(d is None for d in dims):
-        return None
-    da, db, dc = dims
-    if len(dc) < 2 or k in dc:
+    da, db, dc = (_plain_dims(m) for m in maps)
+    if dc is None or len(dc) < 2 or any(d in red for d in dc):
         return None
     i, j = dc[-2], dc[-1]
     batch = dc[:-2]
-    if set(da) != set(batch) | {i, k} or set(db) != set(batch) | {k, j}:
+    if len(red) == 1 and da is not None and db is not None:
+        k = red[0]
+        if (set(da) == set(batch) | {i, k} and set(db) == set(batch) | {k, j}
+                and len(da) == len(batch) + 2 and len(db) == len(batch) + 2):
+            return SgemmMatch(i=i, j=j, k=k, batch=list(batch))
         return None
-    if len(da) != len(batch) + 2 or len(db) != len(batch) + 2:
+    # Taps: B's dims are k, j and the taps; A's indices are linear in the dims.
+    if db is None or j not in db or i in db or any(d in batch for d in db):
         return None
-    if not _multiply_accumulate(op):
+    coeffs = [linear_coefficients(e) for e in maps[0].results]
+    if any(c is None for c in coeffs):
         return None
-    return SgemmMatch(i=i, j=j, k=k, batch=list(batch))
+    singles = [next(iter(c)) for c in coeffs if len(c) == 1 and next(iter(c.values())) == 1]
+    ks = [d for d in red if d in db and d in singles and sum(d in c for c in coeffs) == 1]
+    if len(ks) != 1:
+        return None
+    k = ks[0]
+    taps = [d for d in red if d != k]
+    if set(db) != {k, j} | set(taps) or any(j in c for c in coeffs):
+        return None
+    with_i = [c for c in coeffs if i in c]
+    if len(with_i) != 1 or with_i[0][i] <= 0:
+        return None
+    if order is not None and [d for d in order if d in red][-1] != k:
+        return None
+    ranges = L.loop_ranges(op)
+    if any(r is None for r in ranges) or ranges[k] < CONV_MIN_K or ranges[i] * ranges[j] < CONV_MIN_MN:
+        return None
+    if order is not None:
+        taps = [d for d in order if d in taps]
+    return SgemmMatch(i=i, j=j, k=k, batch=list(batch), taps=taps, a_coeff=with_i[0][i])
 
 
 def workgroup_tile(extent: int, tile: int, split: bool = True) -> int:
