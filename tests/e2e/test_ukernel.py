@@ -205,3 +205,31 @@ def test_conv_strict_fp_keeps_the_loop_nest_bits():
                 want = want + x[:, a:a + oh, b:b + ow, ch:ch + 1] * flt[a, b, ch]
     strict = get_target("c").configure(strict_fp=True)
     np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt), np.maximum(want, 0))
+
+
+def test_dense_layer_on_3d_activations_shares_the_weights():
+    """[b, s, k] x [k, n] (B without the batch dims, as a dense layer over a sequence)."""
+    src = """
+func.func @f(%x: tensor<2x16x64xf32>, %w: tensor<64x48xf32>) -> tensor<2x16x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x16x48xf32>
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<2x16x48xf32>) -> tensor<2x16x48xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d3, d2)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x16x64xf32>, tensor<64x48xf32>) outs(%c : tensor<2x16x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x16x48xf32>
+  return %r : tensor<2x16x48xf32>
+}
+"""
+    assert "ireec_uk_sgemm(" in compile_to_c(src, "t.mlir", target="openmp").files["t_kernels.c"]
+    r = np.random.default_rng(7)
+    x = r.standard_normal((2, 16, 64)).astype(np.float32)
+    w = r.standard_normal((64, 48)).astype(np.float32)
+    got = ireec.compile_source(src, target="openmp").f(x, w)
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)

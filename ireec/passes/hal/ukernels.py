@@ -4,7 +4,8 @@ Mirrors IREE's CPU micro-kernel path (``iree-llvmcpu-select-lowering-strategy`` 
 ``ukernel`` for data-tiled contractions, then ``iree-codegen-cpu-lower-to-ukernels`` replacing
 the op by ``iree_codegen.ukernel.generic "iree_uk_mmt4d"``): an f32 contraction of the shape
 
-    C[b.., i, j] += A[b.., i, k] * B[b.., k, j]     (any order of each operand's dims)
+    C[b.., i, j] += A[b.., i, k] * B[b.., k, j]     (any order of each operand's dims; A or B
+                                                     may lack batch dims b)
 
 — a ``linalg.generic`` (matmul, batch_matmul, matmul with transposed A or B, dot_general
 after generalisation) with one reduction dim ``k``, a body ``out + a * b`` and every operand
@@ -143,7 +144,8 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
     """The dims of ``op`` when it is an f32 contraction the micro-kernel computes (see the
     module docstring), else None. Works on tensors and memrefs.
 
-    Matmul forms: every operand indexed by plain dims, the batch dims in all three. Forms
+    Matmul forms: every operand indexed by plain dims, the batch dims in C and in any of A
+    and B (batch_matmul; a shared weight matrix). Forms
     with taps (convolutions, ``C[b.., i, j] += A[.., s*i + t.., k] * B[t.., k, j]``): C
     indexed by plain dims ending in ``i, j``; B by plain dims (``k``, ``j`` and taps); each of
     A's indices a sum of dims times constants, ``i`` in one index only, ``k`` alone in one
@@ -168,8 +170,9 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
     batch = dc[:-2]
     if len(red) == 1 and da is not None and db is not None:
         k = red[0]
-        if (set(da) == set(batch) | {i, k} and set(db) == set(batch) | {k, j}
-                and len(da) == len(batch) + 2 and len(db) == len(batch) + 2):
+        # Batch dims index C; A and B may each lack some (an operand shared across them,
+        # e.g. the weights of a dense layer applied to [batch, sequence, features]).
+        if ({i, k} <= set(da) <= set(batch) | {i, k} and {k, j} <= set(db) <= set(batch) | {k, j}):
             return SgemmMatch(i=i, j=j, k=k, batch=list(batch))
         return None
     # Taps: B's dims are k, j and the taps; A's indices are linear in the dims.
