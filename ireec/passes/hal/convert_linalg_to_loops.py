@@ -461,6 +461,8 @@ class ConvertLinalgToLoopsPass(Pass):
         if match is None:
             return False
         a, bm, c = op.operands[:3]
+        if c is a or c is bm:
+            return False  # the micro-kernel reads A and B while it writes C
         if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
                for v in (a, bm, c)):
             return False  # kernel-local constants may fold to scalars: no pointer to pass
