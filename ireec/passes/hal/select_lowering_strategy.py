@@ -133,6 +133,16 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
             tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[1], split))
         else:
             tiles.append(1)
+    # An odd number (> 1) of workgroups leaves a thread idle at the end: cut the dim with the
+    # largest tile into one more part.
+    if split:
+        count = 1
+        for e, t in zip(dist.extents, tiles):
+            count *= -(-e // t)
+        ij = [k for k, d in enumerate(dist.loop_dims[root]) if d in (match.i, match.j) and tiles[k] > 8]
+        if count > 1 and count % 2 and ij:
+            k = max(ij, key=lambda x: (tiles[x], x))
+            tiles[k] = UK.split_tile(dist.extents[k], -(-dist.extents[k] // tiles[k]) + 1)
     # Fills (generics without shaped inputs, after generalisation) are written into their
     # consumer's destination, not a temporary.
     group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in L.inputs(o))]

@@ -204,17 +204,22 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
 
 def workgroup_tile(extent: int, tile: int, split: bool = True) -> int:
     """Workgroup tile along a dim of ``extent`` elements: ``tile`` (the whole extent when
-    smaller); with ``split`` (workgroups run concurrently), about half the extent (rounded up
-    to a multiple of 8) when it is below ``2 * tile``, so two threads share small problems,
-    but the whole extent when it is 16 or less."""
+    smaller); with ``split`` (workgroups run concurrently), ``extent`` cut into
+    ``ceil(extent / tile)`` but at least two nearly equal parts (:func:`split_tile`), so
+    threads get equal shares and two threads share small problems, but the whole extent when
+    it is 16 or less."""
     if not split:
         return min(extent, tile)
     if extent <= 16:
         return extent
-    if extent >= 2 * tile:
-        return tile
-    half = -(-extent // 2)
-    return min(extent, -(-half // 8) * 8)
+    return split_tile(extent, max(2, -(-extent // tile)))
+
+
+def split_tile(extent: int, parts: int) -> int:
+    """The tile that cuts ``extent`` into ``parts`` nearly equal workgroups (rounded up to a
+    multiple of 8 elements, whole register tiles on every ISA; at most ``extent``)."""
+    t = -(-extent // parts)
+    return min(extent, -(-t // 8) * 8)
 
 
 def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Sequence[int]:
