@@ -268,10 +268,12 @@ def _add_fp_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict-fp", dest="strict_fp", action="store_true", default=None,
                    help="no contraction into fused multiply-add (-ffp-contract=off, nvcc "
                         "-fmad=false): every float operation rounds as written, results are "
-                        "bit-identical across targets and CPUs (default: FMA on)")
+                        "bit-identical across targets and CPUs (default: FMA on). A build "
+                        "option: sources written by `compile` are the same either way")
     p.add_argument("--target-cpu", "--iree-llvmcpu-target-cpu", dest="target_cpu", metavar="CPU",
                    help="CPU the C targets compile for: host (-march=native) or a -march name; "
-                        "default: portable code with AVX-512/AVX2/baseline clones chosen at load time")
+                        "default: portable code with AVX-512/AVX2/baseline clones chosen at load "
+                        "time (a build option, like --strict-fp)")
 
 
 def _configured_target(args):
