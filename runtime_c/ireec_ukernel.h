@@ -22,7 +22,9 @@
  * registers), 4 x 4 scalars without vector extensions. On x86-64 with GCC/Clang the choice is
  * made at run time (__builtin_cpu_supports) unless the file is compiled for a CPU that has
  * AVX-512 or AVX2 (-march=native: then that kernel is called directly) or
- * IREEC_NO_TARGET_CLONES is defined (baseline only).
+ * IREEC_NO_TARGET_CLONES is defined (baseline only). Rows left over by the register tile
+ * go through one-row kernels (a matrix-vector product computes one row, not mr), and with
+ * few rows (IREEC_UK_SGEMM_DIRECT_B_ROWS) B's full-width panels are read in place, unpacked.
  *
  * Every C element sees its products in the order k = 0, 1, ..., K-1 added to its initial
  * value (the accumulators are loaded from C), as in the plain loop nest; under
@@ -114,7 +116,8 @@ typedef float ireec_uk_v4f __attribute__((vector_size(16)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8, , ireec_uk_v4f, 4, 2)
 #else
-/* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F). */
+/* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F); the
+ * names are the vector kernels' (ireec_uk_sgemm_select gives nr = 4 here). */
 static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, const float *b, int64_t ldb,
                                     float *c, int64_t ldc) {
   float acc[4][4];
