@@ -21,6 +21,15 @@ output row and filter tap, ``C[n, oh, ow.., f..] += In[n, oh*s + kh, (ow*s + kw)
 W[kh, kw, c, f..]`` is an sgemm with rows ``ow`` (A's row stride ``s * C``), columns ``f`` and
 reduction ``c``.
 
+Packing buffers: the ``work`` array is a local array of the workgroup function (stack), as
+IREE's CPU backend keeps its packed tiles in stack allocations: kernels stay allocation-free
+and reentrant, each OpenMP thread has its own, and no per-dispatch scratch has to be carved
+out of the workspace arena. It holds ``work_floats(MC, NC, KC)`` floats (about 360 KiB with
+the defaults below, much less for small problems, whose blocking is cut to the problem);
+the compile report's stack bound counts it, and ``--max-stack-bytes`` halves the blocking
+until it fits half the budget (:func:`blocking`). Threads need the stack: glibc's default
+thread stack (8 MiB, ``ulimit -s``; ``OMP_STACKSIZE`` for OpenMP workers) is ample.
+
 The configuration is recorded on the root op, visible at ``--compile-to=hal``::
 
     lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>
