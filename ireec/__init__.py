@@ -97,6 +97,10 @@ def _library_for(output, target: str) -> "_Path":
     for key in ("CC", "CFLAGS", "LDFLAGS", "NVCC", "NVCCFLAGS"):
         h.update(f"{key}={_os.environ.get(key, '')}\0".encode())
     h.update(f"target={target}\0module={output.module_name}\0".encode())
+    # A configured Target object (ireec.targets.get_target(...).configure(...)) builds
+    # with other flags: its options are part of the key.
+    h.update(f"strict_fp={getattr(target, 'strict_fp', False)}\0"
+             f"target_cpu={getattr(target, 'target_cpu', None)}\0".encode())
     for name in sorted(output.files):
         h.update(name.encode() + b"\0" + output.files[name].encode() + b"\0")
     digest = h.hexdigest()[:24]

@@ -114,7 +114,7 @@ def _check_readable(path: str, what: str = "input file") -> str:
 def _compile(args, compile_to: str):
     """Run ireec.compiler on args.file; returns its CompileOutput."""
     path = _check_readable(args.file)
-    target = _resolve_target(args)
+    target = _configured_target(args)
     from .compiler import compile_file
 
     opts: Dict[str, object] = {"target": target, "compile_to": compile_to}
@@ -225,6 +225,7 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--module-name", dest="module_name", metavar="NAME",
                    help="C prefix of the module (default: from the file name)")
     _add_verify_each(p)
+    _add_fp_options(p)
     p.add_argument("--print-memory-plan", dest="print_memory_plan", action="store_true",
                    help="print each function's workspace arena, its lower bound and the sum of "
                         "its transients (bytes) to stderr")
@@ -263,6 +264,29 @@ def _add_firmware_options(p: argparse.ArgumentParser) -> None:
                    help='compiler and flags the report measures code size with (e.g. '
                         '"arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb"; also for ireec compile); '
                         "default for ireec build: $CC or cc")
+
+
+def _add_fp_options(p: argparse.ArgumentParser) -> None:
+    """``--strict-fp`` and ``--target-cpu``: how the generated C is compiled (Target.configure)."""
+    p.add_argument("--strict-fp", dest="strict_fp", action="store_true", default=None,
+                   help="no contraction into fused multiply-add (-ffp-contract=off, nvcc "
+                        "-fmad=false): every float operation rounds as written, results are "
+                        "bit-identical across targets and CPUs (default: FMA on). A build "
+                        "option: sources written by `compile` are the same either way")
+    p.add_argument("--target-cpu", "--iree-llvmcpu-target-cpu", dest="target_cpu", metavar="CPU",
+                   help="CPU the C targets compile for: host (-march=native) or a -march name; "
+                        "default: portable code with AVX-512/AVX2/baseline clones chosen at load "
+                        "time (a build option, like --strict-fp)")
+
+
+def _configured_target(args):
+    """The Target object of ``args`` (--target / --iree-hal-target-backends) with the
+    command line's build options applied (--strict-fp, --target-cpu, --cuda-arch)."""
+    from .targets import get_target
+
+    return get_target(_resolve_target(args)).configure(
+        cuda_arch=getattr(args, "cuda_arch", None), strict_fp=getattr(args, "strict_fp", None),
+        target_cpu=getattr(args, "target_cpu", None))
 
 
 def _add_verify_each(p: argparse.ArgumentParser) -> None:
@@ -315,10 +339,7 @@ def _cmd_build(args) -> int:
     if args.output and os.path.isdir(args.output):
         raise UserError(f"-o {args.output}: is a directory; give the library's file name")
     out = _compile(args, "end")
-    from .targets import get_target
-
-    target = get_target(_resolve_target(args))
-    target.configure(cuda_arch=getattr(args, "cuda_arch", None))
+    target = _configured_target(args)
     lib = args.output or f"lib{out.module_name}.so"
     try:
         build_shared_library(out.files, out.module_name, lib, target=target,
@@ -395,7 +416,7 @@ def _cmd_check(args) -> int:
     read_source(_check_readable(args.input))  # the same errors as compile and build
     if args.verify_each:  # the compile calls of the checker read it (compiler.verify_each_default)
         os.environ["IREEC_VERIFY_EACH"] = "1"
-    return check.main(args.input, target=args.target)
+    return check.main(args.input, target=_configured_target(args))
 
 
 # ---------------------------------------------------------------------------
@@ -504,6 +525,7 @@ def _make_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", default="c", choices=_target_choices(),
                    help="code generation target (default c)")
     _add_verify_each(p)
+    _add_fp_options(p)
     p.set_defaults(handler=_cmd_check)
 
     p = sub.add_parser("benchmark-module", help="time one function of a built library, "

@@ -233,7 +233,9 @@ class CPrinter:
             self.emit(f"{self.vtype(t)} {v} = {init};")
 
     def _print_call_opaque(self, op: Operation) -> None:
-        args = ", ".join(a.value for a in op.attributes["args"].value)
+        # Arguments may name the op's operands as {0}, {1}, ... (C expressions around them).
+        names = [self.name(v) for v in op.operands]
+        args = ", ".join(a.value.format(*names) if names else a.value for a in op.attributes["args"].value)
         self.emit(f"{op.attributes['callee'].value}({args});")
 
     def _print_return(self, op: Operation) -> None:

@@ -7,8 +7,8 @@ parallel and links them. The output path is replaced atomically, so a process th
 the old library loaded keeps a consistent file.
 
 Toolchain: ``$CC`` (default ``cc``) and ``$CFLAGS`` are honoured, ``$CFLAGS`` after the target's
-flags (``ireec.targets``: ``-std=c99 -O3 -fno-math-errno -fno-trapping-math -ffp-contract=off``, plus
-``-fopenmp`` for openmp) so that e.g. ``CFLAGS=-O2`` wins, and ``extra_cflags`` (the CLI's
+flags (``ireec.targets``: ``-std=c99 -O3 -fno-math-errno -fno-trapping-math -ffp-contract=fast``
+(``=off`` with ``--strict-fp``; ``-march`` with ``--target-cpu``), plus ``-fopenmp`` for openmp) so that e.g. ``CFLAGS=-O2`` wins, and ``extra_cflags`` (the CLI's
 ``--cflags``) last; ``$NVCC`` (default ``nvcc``) and
 ``$NVCCFLAGS`` for the cuda target (``-arch`` from ``--cuda-arch``). Which compiler, flags and link
 command a target uses is the target's (``ireec.targets``: ``Target.compiler``,

@@ -73,6 +73,18 @@ class Target(abc.ABC):
     #: Compile flags (before ``$CFLAGS``/``--cflags``) and link flags.
     cflags: Tuple[str, ...] = ()
     ldflags: Tuple[str, ...] = ()
+    #: Micro-kernels the target's generated code may call (IREE's ``ukernels`` executable
+    #: target option): names of runtime_c/ireec_ukernel.h functions; see
+    #: ireec/passes/hal/ukernels.py.
+    ukernels: Tuple[str, ...] = ()
+    #: Whether the workgroups of a dispatch run at the same time (threads, GPU blocks): the
+    #: lowering strategy then splits small problems into several workgroups.
+    concurrent_workgroups: bool = False
+    #: ``--strict-fp``: no contraction into FMA, every float operation rounded as written
+    #: (bit-identical results across targets and CPUs).
+    strict_fp: bool = False
+    #: ``--target-cpu``: None (portable, run-time dispatch), ``host`` or a CPU name.
+    target_cpu = None
 
     # ------------------------------------------------------------------ identity
     def __eq__(self, other) -> bool:
@@ -90,8 +102,13 @@ class Target(abc.ABC):
         return f"<target {self.name}>"
 
     def configure(self, **options) -> "Target":
-        """Set build options given on the command line (e.g. ``cuda_arch``); options a target
-        does not use are ignored. Returns ``self``."""
+        """Set build options given on the command line (``cuda_arch``, ``strict_fp``,
+        ``target_cpu``); options a target does not use are ignored, None leaves one as it
+        is. Returns ``self``."""
+        if options.get("strict_fp") is not None:
+            self.strict_fp = bool(options["strict_fp"])
+        if options.get("target_cpu"):
+            self.target_cpu = options["target_cpu"]
         return self
 
     # ------------------------------------------------------------------ files

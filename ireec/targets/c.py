@@ -55,9 +55,10 @@ def _env(root=None) -> jinja2.Environment:
                               trim_blocks=False, lstrip_blocks=False, autoescape=False)
 
 
-def runtime_header() -> str:
-    """Text of ``runtime_c/ireec_runtime.h``, copied next to every generated module."""
-    return importlib.resources.files("ireec.runtime_c").joinpath("ireec_runtime.h").read_text()
+def runtime_header(name: str = "ireec_runtime.h") -> str:
+    """Text of ``runtime_c/<name>``: ``ireec_runtime.h`` is copied next to every generated
+    module, ``ireec_ukernel.h`` next to those whose kernels call a micro-kernel."""
+    return importlib.resources.files("ireec.runtime_c").joinpath(name).read_text()
 
 
 def _hex_rows(data: bytes, per_row: int = 24) -> str:
@@ -245,17 +246,36 @@ class CTarget(Target):
     ``-fno-math-errno`` (libm calls such as sqrt may become instructions: errno is never
     read by generated code), ``-fno-trapping-math`` (floating-point exceptions are never
     observed, so compares and selects if-convert and loops such as relu or NaN-propagating
-    max vectorize; values are unchanged) and ``-ffp-contract=off`` (no fused multiply-add: every float
-    operation is rounded as written, so results match numpy's and do not depend on
-    ``-march``). No ``-ffast-math``: reassociating reductions would change results.
+    max vectorize; values are unchanged) and ``-ffp-contract=fast`` (a multiply feeding an
+    add becomes one fused multiply-add where the CPU has one, as IREE's LLVM backends and
+    BLAS libraries do: faster, and each FMA rounds once). :attr:`strict_fp`
+    (``--strict-fp``) gives ``-ffp-contract=off`` instead: every float operation is rounded
+    as written, so results match numpy's loop order bit for bit and do not depend on the CPU
+    or ``-march``. No ``-ffast-math``: reassociating reductions would change results.
+    :attr:`target_cpu` (``--target-cpu``, IREE's ``--iree-llvmcpu-target-cpu``) adds
+    ``-march=native`` for ``host`` or ``-march=<name>``; without it the code is portable and
+    kernels carry AVX-512/AVX2/baseline clones chosen at load time (IREEC_KERNEL_CLONES).
+    Contractions call the sgemm micro-kernel (:attr:`ukernels`, runtime_c/ireec_ukernel.h).
     """
 
     name = "c"
     iree_backends = ("llvm-cpu",)
     variant = "embedded_c"
     templates = "c"
-    cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=off")
+    cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=fast")
     ldflags: tuple = ()
+    ukernels = ("ireec_uk_sgemm",)
+
+    def compile_flags(self) -> List[str]:
+        """:attr:`cflags`, with ``-ffp-contract=off`` under :attr:`strict_fp` and ``-march``
+        for :attr:`target_cpu` (see the class docstring)."""
+        flags = list(self.cflags)
+        if self.strict_fp:
+            flags = ["-ffp-contract=off" if f == "-ffp-contract=fast" else f for f in flags]
+        if self.target_cpu:
+            flags.append("-march=native" if self.target_cpu == "host" else f"-march={self.target_cpu}")
+            flags.append("-DIREEC_NO_TARGET_CLONES")  # the CPU is known: one copy of each kernel
+        return flags
 
     def workshare_launch(self, launch: str, grid) -> Optional[dict]:
         """The launch variant that runs inside a host function's parallel region (see
@@ -364,13 +384,16 @@ class CTarget(Target):
                   "frame_bytes": reporting.FRAME_BYTES,
                   "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool),
                   "global_state_size": len(state), "global_state_text": _hex_rows(state),
-                  "preamble": self.kernel_preamble()}
+                  "preamble": self.kernel_preamble(),
+                  "ukernels": any("ireec_uk_" in k["body"] for k in kernels)}
         common = self.context(common)
         files: Dict[str, str] = {}
         for template, file_name in self.file_names(mod).items():
             text = env.get_template(f"{self.templates}/{template}").render(common)
             files[file_name] = _resolve_line_markers(text, file_name)
         files["ireec_runtime.h"] = runtime_header()
+        if common.get("ukernels"):
+            files["ireec_ukernel.h"] = runtime_header("ireec_ukernel.h")
         return files
 
 
@@ -479,6 +502,7 @@ class OpenMPTarget(CTarget):
     name = "openmp"
     iree_backends = ()
     variant = "embedded_c_openmp"
+    concurrent_workgroups = True
     cflags = CTarget.cflags + ("-fopenmp",)
     ldflags = ("-fopenmp",)
 

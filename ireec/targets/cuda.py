@@ -16,10 +16,11 @@ dispatch kind (:meth:`CUDATarget.gpu_kernel_config`, applied by
 maps the workgroup body onto the block: independent loops block-stride over the threads, row
 reductions a warp per row with ``__shfl_down_sync``, folds into one element over the whole
 block, matmuls through the micro-kernels ``ireec_gpu_matmul_<type>`` of ireec_runtime.h
-(``iree-codegen-gpu-lower-to-ukernels``). Element-wise arithmetic rounds as the ``c``
-target's does (no contraction into FMA: ``-fmad=false``); the matmul micro-kernel fuses
-multiply-adds and warp/block reductions sum in another order, so those differ from the
-``c`` target in the last bits.
+(``iree-codegen-gpu-lower-to-ukernels``). Arithmetic contracts into FMA by default
+(``-fmad=true``, as the C targets' ``-ffp-contract=fast``); under ``--strict-fp``
+(``-fmad=false``) element-wise arithmetic rounds as the ``c`` target's does, while the matmul
+micro-kernel still fuses multiply-adds and warp/block reductions sum in another order, so
+those differ from the ``c`` target in the last bits.
 
 Constants and mutable module state are ``__device__`` arrays in the module image (no upload
 step); the host program reaches them through ``cudaGetSymbolAddress``. Host-side buffer
@@ -421,6 +422,7 @@ class CUDATarget(CTarget):
 
     name = "cuda"
     is_gpu = True
+    ukernels = ()  # no CPU micro-kernels: GPU matmuls call ireec_gpu_matmul_* (iree-codegen-gpu-lower-to-ukernels)
     iree_backends = ("cuda",)
     variant = "cuda_nvptx_fb"
     templates = "cuda"
@@ -432,7 +434,9 @@ class CUDATarget(CTarget):
         self.arch = arch
 
     def configure(self, **options) -> "CUDATarget":
-        """``cuda_arch``: nvcc's ``-arch`` (``sm_90``, ``native``...)."""
+        """``cuda_arch``: nvcc's ``-arch`` (``sm_90``, ``native``...); ``strict_fp`` as
+        :meth:`Target.configure`."""
+        super().configure(**options)
         if options.get("cuda_arch"):
             self.arch = options["cuda_arch"]
         return self
@@ -444,9 +448,10 @@ class CUDATarget(CTarget):
         return self.arch or os.environ.get("IREEC_CUDA_ARCH") or ("native" if gpu_visible() else DEFAULT_ARCH)
 
     def compile_flags(self) -> List[str]:
-        """``-O3 -arch=<arch>`` and ``-fmad=false`` (no fused multiply-add: every float
-        operation rounds as written, as ``-ffp-contract=off`` does for the C targets)."""
-        return ["-O3", f"-arch={self.resolved_arch()}", "-fmad=false"]
+        """``-O3 -arch=<arch>`` and ``-fmad=true`` (multiply-adds contract into FMA, as
+        ``-ffp-contract=fast`` for the C targets), or ``-fmad=false`` under :attr:`strict_fp`
+        (every float operation rounds as written, as ``-ffp-contract=off``)."""
+        return ["-O3", f"-arch={self.resolved_arch()}", "-fmad=false" if self.strict_fp else "-fmad=true"]
 
     def link_command(self, objects, output: str) -> List[str]:
         """nvcc links the shared library (static cudart)."""

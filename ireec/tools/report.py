@@ -82,6 +82,16 @@ def emitc_locals_bytes(f: Operation) -> int:
     return total
 
 
+def _ukernel_stack_bytes(f: Operation) -> int:
+    """Stack the micro-kernels kernel ``f`` calls take besides the arrays ``f`` passes them
+    (ireec/passes/hal/ukernels.py: UKERNEL_STACK_BYTES; 0 when it calls none)."""
+    from ..passes.hal.ukernels import UKERNEL_STACK_BYTES
+
+    calls = any(op.name == "emitc.call_opaque" and op.attributes["callee"].value.startswith("ireec_uk_")
+                for op in f.walk())
+    return UKERNEL_STACK_BYTES if calls else 0
+
+
 def stack_bounds(module: Operation, module_name: str) -> Dict[str, dict]:
     """Stack bound of every host function of the emitc ``module``, by its MLIR name:
     ``{"stack_bytes": n, "dispatch_stack_bytes": {launch name: n}}``, where a dispatch's
@@ -91,7 +101,7 @@ def stack_bounds(module: Operation, module_name: str) -> Dict[str, dict]:
     for f in module.body.ops:
         if f.name == "emitc.func" and f.attributes["kind"].value == "kernel":
             launch = f"{module_name}_{f.attributes['launch'].value}"
-            kernels[launch] = 2 * FRAME_BYTES + emitc_locals_bytes(f)
+            kernels[launch] = 2 * FRAME_BYTES + emitc_locals_bytes(f) + _ukernel_stack_bytes(f)
     out: Dict[str, dict] = {}
     for f in module.body.ops:
         if f.name != "emitc.func" or f.attributes["kind"].value != "host":

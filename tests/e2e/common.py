@@ -27,8 +27,8 @@ def run_cli(args, capsys):
     return rc, cap.out, cap.err
 
 
-def build(path, tmp_path, capsys, target="c"):
+def build(path, tmp_path, capsys, target="c", *flags):
     lib = tmp_path / (Path(path).stem.replace(".", "_") + ".so")
-    rc, out, err = run_cli(["build", path, "-o", lib, f"--target={target}"], capsys)
+    rc, out, err = run_cli(["build", path, "-o", lib, f"--target={target}", *flags], capsys)
     assert rc == 0, err
     return lib

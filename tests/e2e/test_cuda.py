@@ -305,7 +305,9 @@ _LAUNCH = re.compile(r"(\w+)<<<(dim3\([^)]*\)), (dim3\([^)]*\)), 0, stream>>>\((
 def emulated_cuda_library(path: Path, out: Path) -> Path:
     """Build the cuda target's sources of ``path`` for the CPU: the CUDA runtime calls go to
     tests/e2e/cuda_emulation/cuda_runtime_api.h (host memory, memcpy) and each kernel launch
-    runs every block and thread in turn. Returns the shared library's path."""
+    runs every block and thread in turn; no contraction into FMA (as ``--strict-fp``), so
+    results can be compared bit for bit with the ``c`` target's under ``--strict-fp``.
+    Returns the shared library's path."""
     o = compile_file(str(path), target="cuda")
     out.mkdir(parents=True, exist_ok=True)
     for name, text in o.files.items():
@@ -318,7 +320,7 @@ def emulated_cuda_library(path: Path, out: Path) -> Path:
     (out / "shim.cpp").write_text(f'#include "{mod}.h"\nextern "C" const ireec_module_info_t '
                                   f"*ireec_query_module_info(void) {{ return &{mod}_module_info; }}\n")
     lib = out / f"lib{mod}.so"
-    cmd = [CXX, "-std=c++17", "-O1", "-fPIC", "-shared", "-w", "-I", str(EMULATION), "-I", ".", "-x", "c++",
+    cmd = [CXX, "-std=c++17", "-O1", "-ffp-contract=off", "-fPIC", "-shared", "-w", "-I", str(EMULATION), "-I", ".", "-x", "c++",
            f"{mod}.cu", f"{mod}_kernels.cu", "shim.cpp", "-o", lib.name, "-pthread", "-lm"]
     proc = subprocess.run(cmd, cwd=out, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.returncode == 0, proc.stdout
@@ -337,7 +339,8 @@ def test_emulated_cuda_matches_c(path, tmp_path, capsys):
     """The cuda target's host module and kernels, run on the CPU through the emulated CUDA
     runtime (every block, every thread), compute what the ``c`` target computes: launch
     grids, block-stride thread mapping, device entries, host-pointer entry and reflection.
-    Bit-identical except where the matmul micro-kernel fuses multiply-adds or a warp
+    Bit-identical (both without FMA contraction: ``--strict-fp`` for ``c``, the emulation's
+    ISO C++ mode for cuda) except where the matmul micro-kernel fuses multiply-adds or a warp
     reduction reorders a sum (rtol 1e-5, atol 1e-4 there: an indexing error would be of the
     order of the values). row_sum runs on 1000 rows (the emulation runs every thread)."""
     if path.stem == "row_sum":
@@ -347,7 +350,7 @@ def test_emulated_cuda_matches_c(path, tmp_path, capsys):
                          .replace("tensor<100000xf32>", "tensor<1000xf32>"))
         path = small
     g = ireec.load(emulated_cuda_library(path, tmp_path / "cuda"))
-    c = ireec.load(build(path, tmp_path / "c", capsys, target="c"))
+    c = ireec.load(build(path, tmp_path / "c", capsys, "c", "--strict-fp"))
     o = compile_file(str(path), target="cuda")
     kernels = o.files[f"{o.module_name}_kernels.cu"]
     fused = "ireec_gpu_matmul_f32(" in kernels or "__shfl_down_sync" in kernels

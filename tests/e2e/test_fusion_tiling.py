@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import ireec
+from ireec.targets import get_target
 
 TARGETS = ["c", "openmp"]
 
@@ -294,10 +295,10 @@ def test_openmp_is_bitwise_equal_to_c(name, src, fn, args, expected):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("m,k,n", [(96, 80, 48), (100, 80, 70), (13, 5, 37), (72, 512, 40)])
 def test_register_blocked_matmul_keeps_the_summation_order(target, m, k, n):
-    """The packed, register-blocked matmul (with peeled rows and columns where the 8x16
-    blocks do not cover a partial workgroup tile) adds the products of each output element
-    in k order, one f32 multiply then one f32 add per step (no FMA): bitwise what the
-    plain i, k, j nest and this numpy loop compute."""
+    """The matmul micro-kernel (packed panels, register tiles, partial tiles through an
+    edge buffer) adds the products of each output element in k order; under --strict-fp
+    (no FMA) that is one f32 multiply then one f32 add per step: bitwise what the plain
+    i, k, j nest and this numpy loop compute."""
     r = np.random.default_rng(11)
     a, b = _rand(r, m, k), _rand(r, k, n)
     src = f"""
@@ -312,4 +313,5 @@ func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}
     want = np.zeros((m, n), np.float32)
     for kk in range(k):
         want = want + a[:, kk:kk + 1] * b[kk:kk + 1, :]
-    np.testing.assert_array_equal(ireec.compile_source(src, target=target).f(a, b), want)
+    strict = get_target(target).configure(strict_fp=True)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(a, b), want)

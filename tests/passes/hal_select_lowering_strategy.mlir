@@ -1,8 +1,10 @@
-// RUN: ireec opt %s --pass-pipeline=iree-abi-wrap-entry-points,iree-dispatch-creation-form-dispatch-regions,iree-flow-outline-dispatch-regions,iree-stream-schedule-allocation,iree-hal-materialize-interfaces,linalg-generalize-named-ops,iree-llvmcpu-select-lowering-strategy | filecheck %s
+// RUN: ireec opt %s --target=openmp --pass-pipeline=iree-abi-wrap-entry-points,iree-dispatch-creation-form-dispatch-regions,iree-flow-outline-dispatch-regions,iree-stream-schedule-allocation,iree-hal-materialize-interfaces,linalg-generalize-named-ops,iree-llvmcpu-select-lowering-strategy | filecheck %s
 
 // Tile sizes per kernel, and workgroup count = ceil(extent / tile) per distributed dimension:
-// 100000 elements in tiles of 4096 are 25 workgroups; a 256x200 matmul in 64x64 tiles is 4x4
-// (200 / 64 rounds up); its reduction dimension is not tiled (0).
+// 100000 elements in tiles of 4096 are 25 workgroups; the f32 256x200 matmul calls the sgemm
+// micro-kernel: both dims are below twice its 256 tile, so for openmp threads each is split in two (128 rows,
+// 104 columns: 2x2 workgroups), the reduction is not tiled (0); the second level is the
+// micro-kernel's cache blocking MC, NC, KC (no larger than the tile).
 // CHECK:       hal.executable.export
 // CHECK-SAME:    sym_name = "ew_dispatch_0_elementwise_100000_f32"
 // CHECK-SAME:    workgroup_count = array<i64: 25, 1, 1>
@@ -12,10 +14,12 @@
 // CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}4096]]>
 // CHECK:       hal.executable.export
 // CHECK-SAME:    sym_name = "mm_dispatch_0_matmul_256x200x128_f32"
-// CHECK-SAME:    workgroup_count = array<i64: 4, 4, 1>
+// CHECK-SAME:    workgroup_count = array<i64: 2, 2, 1>
 // CHECK:       func.func @mm_dispatch_0_matmul_256x200x128_f32()
 // CHECK:         linalg.generic{{.*}}iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}64, 64, 0]]>
+// CHECK-SAME:      iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
+// CHECK-SAME:      ireec.ukernel_blocking = array<i64: 64, 104, 128>
+// CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}128, 104, 0], [64, 104, 128]]>
 func.func @ew(%a: tensor<100000xf32>) -> tensor<100000xf32> {
   %e = tensor.empty() : tensor<100000xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<100000xf32>) outs(%e : tensor<100000xf32>) {

@@ -49,8 +49,11 @@ def test_lowering_config_on_root_before_bufferization():
 
 
 @pytest.mark.parametrize("src,count", [
-    (MM_RELU, (3, 3, 1)),
-    (BATCH_MATMUL, (2, 2, 3)),
+    # f32 matmul → micro-kernel tiles (ukernels.workgroup_tile), 130x150 on c, halved
+    # (largest first) until the matmul's per-tile temporary fits 32 KiB: 65x75.
+    (MM_RELU, (2, 2, 1)),
+    # On c (one thread) a micro-kernel tile covers 67x71; one workgroup per batch.
+    (BATCH_MATMUL, (1, 1, 3)),
     (CONV, (2, 1, 17)),  # (oh, ow, f) = 17x21x70 tiled 1x21x64
 ])
 def test_workgroup_counts(src, count):
@@ -60,9 +63,11 @@ def test_workgroup_counts(src, count):
 
 
 def _stack_bytes(kernel):
+    """Bytes of the per-tile temporaries (allocas other than a micro-kernel's packing
+    buffer, which the micro-kernel blocking bounds: test_ukernel_lowering_config)."""
     total = 0
     for o in kernel.walk():
-        if o.name == "memref.alloca":
+        if o.name == "memref.alloca" and "ireec.ukernel_work" not in o.attributes:
             t = o.results[0].type
             total += t.num_elements * T.bit_width(t.element_type) // 8
     return total
@@ -105,16 +110,17 @@ def test_matmul_is_packed_and_register_blocked(k_extent, kc, rows_inside):
     K whose KC x 64 B tile fits in PACK_BYTES) holding the B packing nest and the 8x16
     register blocks (i0 step 8, j0 step 16), each block with copy-in, reduction and
     copy-out nests; the reduction runs k, c, r for short reductions and k, r, c from
-    ROWS_OUTSIDE_MIN_K on. All bounds are constants when the tile divides the extent."""
+    ROWS_OUTSIDE_MIN_K on. All bounds are constants when the tile divides the extent.
+    (i32: i32 contractions call the micro-kernel instead.)"""
     from ireec.passes.hal.convert_linalg_to_loops import PACK_BYTES, REGISTER_BLOCK, ROWS_OUTSIDE_MIN_K
     K = k_extent
     src = f"""
-func.func @f(%a: tensor<128x{K}xf32>, %b: tensor<{K}x128xf32>) -> tensor<128x128xf32> {{
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<128x128xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<128x128xf32>) -> tensor<128x128xf32>
-  %m = linalg.matmul ins(%a, %b : tensor<128x{K}xf32>, tensor<{K}x128xf32>) outs(%f : tensor<128x128xf32>) -> tensor<128x128xf32>
-  return %m : tensor<128x128xf32>
+func.func @f(%a: tensor<128x{K}xi32>, %b: tensor<{K}x128xi32>) -> tensor<128x128xi32> {{
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<128x128xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<128x128xi32>) -> tensor<128x128xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<128x{K}xi32>, tensor<{K}x128xi32>) outs(%f : tensor<128x128xi32>) -> tensor<128x128xi32>
+  return %m : tensor<128x128xi32>
 }}
 """
     assert REGISTER_BLOCK == (8, 16) and kc * 64 * 4 <= PACK_BYTES
@@ -147,14 +153,15 @@ func.func @f(%a: tensor<128x{K}xf32>, %b: tensor<{K}x128xf32>) -> tensor<128x128
 
 
 def test_matmul_without_register_block_keeps_i_k_j():
-    """When no 2x4 block divides the tile (odd sizes) the plain i, k, j nest remains."""
+    """When no 2x4 block divides the tile (odd sizes) the plain i, k, j nest remains (i32:
+    f32 contractions call the micro-kernel)."""
     src = """
-func.func @f(%a: tensor<7x5xf32>, %b: tensor<5x3xf32>) -> tensor<7x3xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<7x3xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<7x3xf32>) -> tensor<7x3xf32>
-  %m = linalg.matmul ins(%a, %b : tensor<7x5xf32>, tensor<5x3xf32>) outs(%f : tensor<7x3xf32>) -> tensor<7x3xf32>
-  return %m : tensor<7x3xf32>
+func.func @f(%a: tensor<7x5xi32>, %b: tensor<5x3xi32>) -> tensor<7x3xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<7x3xi32>
+  %f = linalg.fill ins(%zero : i32) outs(%e : tensor<7x3xi32>) -> tensor<7x3xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<7x5xi32>, tensor<5x3xi32>) outs(%f : tensor<7x3xi32>) -> tensor<7x3xi32>
+  return %m : tensor<7x3xi32>
 }
 """
     m = run_to(src, "hal")
@@ -181,3 +188,52 @@ func.func @f(%a: tensor<3x4xf32>) -> tensor<5x8xf32> {
     m = run_to(src, "hal")
     (exp,) = _exports(m).values()
     assert tuple(exp.attributes["workgroup_count"].value) == (1, 1, 1)
+
+
+def test_ukernel_lowering_config(tmp_path, capsys):
+    """An f32 matmul at --compile-to=hal (openmp: 130x150 split in two along both dims for
+    the threads): the lowering config records the workgroup tiles and the micro-kernel's
+    blocking, and the kernel calls ireec_uk_sgemm with a packing
+    buffer of IREEC_UK_SGEMM_WORK_FLOATS(MC, NC, KC) floats."""
+    from ireec.passes.hal import ukernels as UK
+    src = tmp_path / "mm.mlir"
+    src.write_text(MM_RELU)
+    rc, out, err = run_cli(["compile", src, "--compile-to=hal", "--target=openmp"], capsys)
+    assert rc == 0, err
+    assert '"iree_codegen.ukernel.generic"' in out
+    assert 'iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>' in out
+    assert "#iree_codegen.lowering_config<tile_sizes = [[72, 80, 0], [64, 80, 70]]>" in out
+    assert 'u_kernel_fn_name = "ireec_uk_sgemm"' in out and "blocking = array<i64: 64, 80, 70>" in out
+    assert f"memref<{UK.work_floats(64, 80, 70)}xf32>" in out
+    # The C header's macro and the compiler's formula agree.
+    from ireec.targets.c import runtime_header
+    assert "((kc) * ((nc) + IREEC_UK_SGEMM_MAX_NR) + (kc) * ((mc) + IREEC_UK_SGEMM_MAX_MR) + 32)" in runtime_header("ireec_ukernel.h")
+    assert f"#define IREEC_UK_SGEMM_MAX_MR {UK.MAX_MR}" in runtime_header("ireec_ukernel.h")
+    assert f"#define IREEC_UK_SGEMM_MAX_NR {UK.MAX_NR}" in runtime_header("ireec_ukernel.h")
+
+
+def test_ukernel_not_used_for_other_types_or_cuda():
+    """i32 matmuls keep the register-blocked loops; the cuda target has no micro-kernels."""
+    from ireec.targets import get_target
+    m = run_to(MM_RELU.replace("f32", "i32").replace("0.0 : i32", "0 : i32")
+               .replace("dense<0.0>", "dense<0>").replace("arith.addf", "arith.addi")
+               .replace("arith.maximumf", "arith.maxsi"), "hal")
+    assert not [o for o in m.walk() if o.name == "iree_codegen.ukernel.generic"]
+    assert get_target("cuda").ukernels == () and "ireec_uk_sgemm" in get_target("openmp").ukernels
+
+
+def test_ukernel_generic_verifier():
+    """iree_codegen.ukernel.generic: one index per dim of A, B and C plus M, N, K."""
+    from ireec.frontend.parser import parse_source
+    from ireec.ir.diagnostics import CompileError
+    from ireec.ir.verifier import verify
+    text = """
+func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>, %w: memref<64xf32>, %i: index) {
+  "iree_codegen.ukernel.generic"(%a, %b, %c, %w, %i, %i, %i, %i, %i, %i, %i, %i, %i) {u_kernel_fn_name = "ireec_uk_sgemm", strides = array<i64: 4, 1, 4, 1, 4>, blocking = array<i64: 4, 4, 4>} : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>, memref<64xf32>, index, index, index, index, index, index, index, index, index) -> ()
+  return
+}
+"""
+    verify(parse_source(text, "ok.mlir"))
+    bad = text.replace("%i, %i, %i) {u_kernel_fn_name", "%i, %i) {u_kernel_fn_name").replace("index, index, index) -> ()", "index, index) -> ()")
+    with pytest.raises(CompileError, match="expects 9 index operands"):
+        verify(parse_source(bad, "bad.mlir"))

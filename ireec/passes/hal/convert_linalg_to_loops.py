@@ -41,6 +41,16 @@ array (at most :data:`PACK_BYTES`) shared by all blocks, which removes the 4 KiB
 cache-set conflicts of B's rows. Rows and columns of a (partial) tile that the blocks do not
 cover are peeled into plain nests. Each output element still sees its reduction steps in
 the original order, so results are bit-identical to the plain nest.
+
+Micro-kernels (IREE's ``iree-codegen-cpu-lower-to-ukernels``): a generic that the lowering
+strategy gave ``ireec.ukernel_blocking`` (an f32 contraction, see :mod:`.ukernels`) becomes,
+inside loops over its batch dims, one ``iree_codegen.ukernel.generic`` op calling
+``ireec_uk_sgemm`` on the workgroup's tile. Its operands: A, B, C, the ``work`` array
+(a ``memref.alloca`` of ``IREEC_UK_SGEMM_WORK_FLOATS`` floats marked ``ireec.ukernel_work``,
+the packed panels: bounded by the blocking, which ``--max-stack-bytes`` shrinks), the
+indices of the tile's first element in A, B and C, and the sizes M, N, K; its attributes:
+``fn_name``, ``strides`` (A's along i and k, B's along k and j, C's along i, in elements)
+and ``blocking`` (MC, NC, KC).
 """
 from __future__ import annotations
 
@@ -48,11 +58,12 @@ from typing import Dict, List, Optional, Tuple
 
 from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
-from ...ir.attributes import IntegerAttr, UnitAttr
+from ...ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ...dialects.memref import build_alloc
 from .bufferize import segment_sizes
+from . import ukernels as UK
 from .memref_utils import strides_and_offset
 from ..pass_base import Pass, PassContext, register_pass
 
@@ -260,6 +271,26 @@ def _pack_plan(op: Operation, ubs: List[Value], out_dims: List[int], i: int, j: 
     return None
 
 
+def _operand_indices(b: Builder, v: Value, m: AffineMap, ivs: List[Value], glob: List[Value],
+                     tile_of: Dict[int, int], tiles) -> List[Value]:
+    """Indices of memref ``v`` (indexing map ``m``) at loop point ``ivs`` (tile-local) /
+    ``glob`` (global): bindings are indexed globally, per-tile temporaries (allocas with
+    ``ireec.tile_dims``) locally along their distributed dims."""
+    ib = _IndexBuilder(b, {})
+    td = v.owner.attributes.get("ireec.tile_dims") if isinstance(v.owner, Operation) else None
+    td = list(td.value) if td is not None and tile_of else [-1] * len(m.results)
+    out = []
+    for e, k in zip(m.results, td):
+        if k >= 0 and isinstance(e, AffineDim) and tile_of.get(e.pos) == k:
+            out.append(ivs[e.pos])
+        elif k >= 0:
+            g = ib.expr(e, glob)
+            out.append(b.create("arith.subi", [g, tiles.offsets[k]], [T.index]).result)
+        else:
+            out.append(ib.expr(e, glob))
+    return out
+
+
 class _Tiles:
     """Per-kernel tile offsets and sizes of the distributed dims (created at kernel entry)."""
 
@@ -336,6 +367,10 @@ class ConvertLinalgToLoopsPass(Pass):
         tile_of = {d: k for k, d in enumerate(dist) if d >= 0}
         # All bounds before the outermost loop.
         ubs = [tiles.sizes[tile_of[d]] if d in tile_of else ib.const(r) for d, r in enumerate(ranges)]
+        if "ireec.ukernel_blocking" in op.attributes and ConvertLinalgToLoopsPass._lower_to_ukernel(
+                op, ubs, tile_of, tiles, ib):
+            op.erase()
+            return
         order = loop_order(op, len(ranges))
         maxes = [tiles.tiles[tile_of[d]] if d in tile_of else r for d, r in enumerate(ranges)]
         plan = register_block_plan(op, ubs, maxes, order)
@@ -414,6 +449,68 @@ class ConvertLinalgToLoopsPass(Pass):
                 else:
                     inner.insert(bop.clone(mapping))
         op.erase()
+
+    @staticmethod
+    def _lower_to_ukernel(op: Operation, ubs: List[Value], tile_of: Dict[int, int], tiles,
+                          ib: "_IndexBuilder") -> bool:
+        """Replace memref generic ``op`` by loops over its batch dims and taps around an
+        ``iree_codegen.ukernel.generic`` call of ``ireec_uk_sgemm`` (module docstring), built
+        before ``op``; False (nothing built) when an operand has no static strides."""
+        maps = generic_maps(op)
+        match = UK.match_sgemm(op, loop_order(op, maps[0].num_dims))
+        if match is None:
+            return False
+        a, bm, c = op.operands[:3]
+        if c is a or c is bm:
+            return False  # the micro-kernel reads A and B while it writes C
+        if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
+               for v in (a, bm, c)):
+            return False  # kernel-local constants may fold to scalars: no pointer to pass
+        try:
+            sa, sb, sc = (strides_and_offset(v.type)[0] for v in (a, bm, c))
+        except ValueError:
+            return False
+
+        def stride(m: AffineMap, st, d: int) -> Optional[int]:
+            """Elements one step of loop ``d`` moves through the operand (None: dynamic)."""
+            total = 0
+            for e, x in zip(m.results, st):
+                coeff = UK.linear_coefficients(e) or {}
+                if coeff.get(d):
+                    if not isinstance(x, int):
+                        return None
+                    total += coeff[d] * x
+            return total
+
+        strides = (stride(maps[0], sa, match.i), stride(maps[0], sa, match.k), stride(maps[1], sb, match.k),
+                   stride(maps[1], sb, match.j), stride(maps[2], sc, match.i))
+        if any(x is None for x in strides) or stride(maps[2], sc, match.j) != 1:
+            return False
+        mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
+        c0, c1 = ib.const(0), ib.const(1)
+        b = ib.b
+        work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
+                           attrs={"ireec.ukernel_work": UnitAttr()}).result
+        ivs: List[Value] = [c0] * maps[0].num_dims
+        inner = b
+        for d in match.batch + match.taps:
+            body = for_loop(inner, c0, ubs[d], c1)
+            ivs[d] = body.args[0]
+            inner = Builder(body, 0, op.loc)
+        glob = list(ivs)
+        for d, k in tile_of.items():
+            glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
+        origin: List[Value] = []
+        for v, m in ((a, maps[0]), (bm, maps[1]), (c, maps[2])):
+            origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
+        inner.create("iree_codegen.ukernel.generic",
+                     [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
+                     {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
+                         if k in op.attributes},
+                      "u_kernel_fn_name": StringAttr(UK.SGEMM),
+                      "strides": DenseArrayAttr(T.i64, strides),
+                      "blocking": DenseArrayAttr(T.i64, (mc, nc, kc))})
+        return True
 
     @staticmethod
     def _blocked_loops(op: Operation, plan, order: List[int], ubs: List[Value], maxes: List[int],

@@ -18,18 +18,25 @@ tensor ops are all linalg structured ops (after generalization):
   (a CPU workgroup is one invocation).
 
 Kernels holding other tensor ops (pad, slices, concat, ...) run as one workgroup.
+
+A root that the target computes with a micro-kernel (``Target.ukernels``; an f32 contraction,
+:mod:`.ukernels`) gets the micro-kernel's workgroup tiles and cache blocking instead:
+``lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>``,
+``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>`` and
+``ireec.ukernel_blocking = array<i64: MC, NC, KC>`` (read by loop lowering).
 """
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from ...dialects import linalg as L
 from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, OpaqueAttr
 from ...ir.core import Operation
-from ..common.distribution import analyze, choose_tile_sizes
+from ..common.distribution import MAX_STACK_BYTES, analyze, choose_tile_sizes, temporaries
 from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
+from . import ukernels as UK
 
 _NEUTRAL = {"hal.interface.binding.subspan", "flow.dispatch.tensor.load", "flow.dispatch.tensor.store",
             "tensor.empty", "arith.constant", "func.return"}
@@ -40,9 +47,9 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def configure_kernel(kernel: Operation, export: Operation) -> List[int]:
+def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = None) -> List[int]:
     """Annotate ``kernel`` (a func.func on tensors) and its ``export``; return the workgroup
-    count (x, y, z)."""
+    count (x, y, z). ``ctx`` gives the target (its micro-kernels) and ``max_stack_bytes``."""
     ops = list(kernel.body.ops)
     compute = [o for o in ops if o.name not in _NEUTRAL]
     count = [1, 1, 1]
@@ -58,6 +65,9 @@ def configure_kernel(kernel: Operation, export: Operation) -> List[int]:
     if dist is not None and dist.extents:
         stored = [o.operands[0] for o in ops if o.name == "flow.dispatch.tensor.store"]
         tiles = choose_tile_sizes(compute, dist, root, stored)
+        sgemm = _sgemm_tiles(root, compute, dist, stored, ctx)
+        if sgemm is not None:
+            tiles = sgemm
         n = len(tiles)
         for k in range(n):
             count[n - 1 - k] = ceil_div(dist.extents[k], tiles[k])
@@ -72,14 +82,74 @@ def configure_kernel(kernel: Operation, export: Operation) -> List[int]:
         if dist is not None and dist.extents:
             for k, d in enumerate(dist.loop_dims[root]):
                 per_loop[d] = tiles[k]
-        root.attributes["lowering_config"] = OpaqueAttr(
-            f"#iree_codegen.lowering_config<tile_sizes = [[{', '.join(str(t) for t in per_loop)}]]>")
+        levels = [per_loop]
+        match = _ukernel_match(root, ctx)
+        if match is not None:
+            ranges = L.loop_ranges(root)
+            m = per_loop[match.i] or ranges[match.i]
+            n_ = per_loop[match.j] or ranges[match.j]
+            budget = ctx.options.get("max_stack_bytes") if ctx is not None else None
+            mc, nc, kc = UK.blocking(m, n_, ranges[match.k], None if budget is None else int(budget) // 2)
+            second = [0] * len(per_loop)
+            second[match.i], second[match.j], second[match.k] = mc, nc, kc
+            levels.append(second)
+            root.attributes["iree_codegen.ukernel"] = OpaqueAttr(
+                f'#iree_codegen.ukernel_descriptor<"{UK.SGEMM}", memref>')
+            root.attributes["ireec.ukernel_blocking"] = DenseArrayAttr(T.i64, (mc, nc, kc))
+        text = ", ".join("[" + ", ".join(str(t) for t in lv) + "]" for lv in levels)
+        root.attributes["lowering_config"] = OpaqueAttr(f"#iree_codegen.lowering_config<tile_sizes = [{text}]>")
     kernel.attributes["translation_info"] = OpaqueAttr(
         "#iree_codegen.translation_info<pipeline = CPUDoubleTilingExpert>" if tiles
         else "#iree_codegen.translation_info<pipeline = CPUDefault>")
     export.attributes["workgroup_count"] = DenseArrayAttr(T.i64, tuple(count))
     export.attributes["workgroup_size"] = DenseArrayAttr(T.i64, (1, 1, 1))
     return count
+
+
+def _ukernel_match(root: Operation, ctx: PassContext):
+    """The :class:`.ukernels.SgemmMatch` of ``root`` when the target has the sgemm
+    micro-kernel and ``root`` is a static contraction it computes, else None."""
+    if ctx is None or UK.SGEMM not in getattr(ctx.target, "ukernels", ()):
+        return None
+    match = UK.match_sgemm(root)
+    if match is None or any(r is None for r in L.loop_ranges(root)):
+        return None
+    return match
+
+
+def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
+    """Workgroup tiles of a kernel whose root is lowered to the sgemm micro-kernel
+    (:data:`.ukernels.WORKGROUP_TILE` along i and j, 1 along batch dims), halved while the
+    per-tile temporaries exceed the stack limit; None for other kernels."""
+    match = _ukernel_match(root, ctx)
+    if match is None:
+        return None
+    tiles = []
+    split = bool(getattr(ctx.target, "concurrent_workgroups", False))
+    for k, d in enumerate(dist.loop_dims[root]):
+        if d == match.i:
+            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[0], split))
+        elif d == match.j:
+            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[1], split))
+        else:
+            tiles.append(1)
+    # An odd number (> 1) of workgroups leaves a thread idle at the end: cut the dim with the
+    # largest tile into one more part.
+    if split:
+        count = 1
+        for e, t in zip(dist.extents, tiles):
+            count *= -(-e // t)
+        ij = [k for k, d in enumerate(dist.loop_dims[root]) if d in (match.i, match.j) and tiles[k] > 8]
+        if count > 1 and count % 2 and ij:
+            k = max(ij, key=lambda x: (tiles[x], x))
+            tiles[k] = UK.split_tile(dist.extents[k], -(-dist.extents[k] // tiles[k]) + 1)
+    # Fills (generics without shaped inputs, after generalisation) are written into their
+    # consumer's destination, not a temporary.
+    group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in L.inputs(o))]
+    while temporaries(group, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
+        k = max(range(len(tiles)), key=lambda x: (tiles[x], x))
+        tiles[k] = max(1, tiles[k] // 2)
+    return tiles
 
 
 @register_pass
@@ -94,4 +164,4 @@ class SelectLoweringStrategyPass(Pass):
             for k in [o for o in exe.walk() if o.name == "func.func"]:
                 exp = exports.get(k.attributes["sym_name"].value)
                 if exp is not None:
-                    configure_kernel(k, exp)
+                    configure_kernel(k, exp, ctx)

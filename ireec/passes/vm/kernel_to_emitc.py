@@ -349,6 +349,13 @@ class KernelLowering:
         self.map[op.results[0]] = self._index_const(b, 1)
 
     def _ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` → the call of its micro-kernel, lowered by its
+        family (:data:`_UKERNEL_LOWERINGS`, ireec/dialects/iree_codegen.py)."""
+        from ...dialects.iree_codegen import family
+
+        _UKERNEL_LOWERINGS[family(op.attributes["u_kernel_fn_name"].value)](self, op, b)
+
+    def _gpu_matmul_ukernel(self, op: Operation, b: Builder) -> None:
         """``iree_codegen.ukernel.generic`` of a GPU matmul (see
         ``passes/hal/gpu_lower_to_ukernels.py``) → the call of its device micro-kernel with
         the batch-offset binding pointers, sizes, strides, tile origin and accumulate flag."""
@@ -478,6 +485,41 @@ class KernelLowering:
         else:
             val = inner.create("emitc.load", [sb] + ivs, [et], attrs(src.type)).result
         inner.create("emitc.store", [val, db] + ivs, [], attrs(dst.type))
+
+    def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/convert_linalg_to_loops.py)
+        → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
+        blocking..., work)`` in the argument order of runtime_c/ireec_ukernel.h's
+        ``ireec_uk_sgemm``."""
+        mems = op.operands[:4]
+        ranks = [m.type.rank for m in mems[:3]]
+        rest = list(op.operands[4:])
+        operands: List[Value] = []
+
+        def ref(v: Value) -> str:
+            operands.append(v)
+            return "{%d}" % (len(operands) - 1)
+
+        pointers = []
+        for m, r in zip(mems[:3], ranks):
+            base = self.v(m)
+            if isinstance(base, _Splat) or not isinstance(base, Value):
+                raise CompileError("a micro-kernel operand is not addressable", op.loc)
+            strides, offset = strides_and_offset(m.type)
+            terms = [ref(base)] + ([str(offset)] if offset else [])
+            for idx, st in zip(rest[:r], strides):
+                iv = self._scalar(idx, op)
+                if _constant_value(iv) != 0:
+                    terms.append(ref(iv) if st == 1 else f"{ref(iv)} * {st}")
+            rest = rest[r:]
+            pointers.append(" + ".join(terms))
+        m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
+        sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
+        mc, nc, kc = (str(int(x)) for x in op.attributes["blocking"].value)
+        args = [m_, n_, k_, pointers[0], sa_m, sa_k, pointers[1], sb_k, sb_n, pointers[2], ldc,
+                mc, nc, kc, ref(self.v(mems[3]))]
+        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
+                                                     "args": _str_array(args)})
 
     def _for(self, op: Operation, b: Builder) -> None:
         lb, ub, step = (self._scalar(x, op) for x in op.operands[:3])
@@ -621,4 +663,11 @@ CONVERTERS = {
     "scf.execute_region": KernelLowering._execute_region,
     "iree_codegen.ukernel.generic": KernelLowering._ukernel,
     "arith.constant": KernelLowering._constant,
+}
+
+#: ``iree_codegen.ukernel.generic`` lowerings per micro-kernel family
+#: (ireec/dialects/iree_codegen.py: FAMILIES).
+_UKERNEL_LOWERINGS = {
+    "ireec_uk_sgemm": KernelLowering._sgemm_ukernel,
+    "ireec_gpu_matmul_": KernelLowering._gpu_matmul_ukernel,
 }

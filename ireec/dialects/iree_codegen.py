@@ -1,0 +1,98 @@
+"""IREE's ``iree_codegen`` dialect: the micro-kernel call op.
+
+``iree_codegen.ukernel.generic`` (IREE: ``IREECodegenOps.td``, created by
+``iree-codegen-cpu-lower-to-ukernels`` / ``iree-codegen-gpu-lower-to-ukernels``) calls the
+micro-kernel named by ``u_kernel_fn_name`` on memrefs. ireec has two families, each with its
+own operand form (printed generically):
+
+- the CPU sgemm (ireec/passes/hal/convert_linalg_to_loops.py, runtime_c/ireec_ukernel.h)::
+
+      "iree_codegen.ukernel.generic"(%A, %B, %C, %work, <index of the first element of the
+          tile in A, B and C, one per dim>..., %M, %N, %K)
+          {u_kernel_fn_name = "ireec_uk_sgemm", strides = array<i64: a_m, a_k, b_k, b_n, ldc>,
+           blocking = array<i64: MC, NC, KC>}
+
+- the GPU matmul (ireec/passes/hal/gpu_lower_to_ukernels.py, ``ireec_gpu_matmul_<type>`` of
+  runtime_c/ireec_runtime.h)::
+
+      "iree_codegen.ukernel.generic"(%A, %B, %C, %wg_m, %wg_n[, %wg_b])
+          {u_kernel_fn_name = "ireec_gpu_matmul_f32", sizes = array<i64: M, N, K>,
+           strides = array<i64: 9 values>, tiles = array<i64: TM, TN>, accumulate = 0|1}
+
+The verifier picks the family's check from :data:`FAMILIES` by the name's prefix.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict
+
+from ..ir import types as T
+from ..ir.diagnostics import CompileError
+from .registry import register
+
+_OP = "'iree_codegen.ukernel.generic'"
+
+
+def _need_attrs(op, counts: Dict[str, int]) -> None:
+    for name, n in counts.items():
+        a = op.attributes.get(name)
+        if a is None or len(list(a.value)) != n:
+            raise CompileError(f"{_OP} needs '{name}' with {n} values", op.loc)
+
+
+def _verify_sgemm(op) -> None:
+    """A, B, C: f32 memrefs of rank >= 2; work: a 1-d f32 memref; then one index per dim of
+    A, B and C and the three sizes, all ``index``; 5 ``strides``, 3 ``blocking``."""
+    ops = list(op.operands)
+    if len(ops) < 4:
+        raise CompileError(f"{_OP} expects A, B, C and a work buffer", op.loc)
+    mems = ops[:4]
+    for v in mems:
+        t = v.type
+        if not isinstance(t, T.MemRefType) or not (isinstance(t.element_type, T.FloatType) and t.element_type.name == "f32"):
+            raise CompileError(f"{_OP} operand of type {t}: expected an f32 memref", op.loc)
+    if any(v.type.rank < 2 for v in mems[:3]) or mems[3].type.rank != 1:
+        raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
+    want = sum(v.type.rank for v in mems[:3]) + 3
+    rest = ops[4:]
+    if len(rest) != want or not all(isinstance(v.type, T.IndexType) for v in rest):
+        raise CompileError(f"{_OP} expects {want} index operands after its "
+                           f"buffers (tile origins, M, N, K), got {len(rest)}", op.loc)
+    _need_attrs(op, {"strides": 5, "blocking": 3})
+
+
+def _verify_gpu_matmul(op) -> None:
+    """A, B, C: memrefs; then 2 or 3 workgroup ids (``index``: m, n and the batch);
+    3 ``sizes``, 9 ``strides``, 2 ``tiles`` and ``accumulate``."""
+    ops = list(op.operands)
+    if len(ops) not in (5, 6) or not all(isinstance(v.type, T.MemRefType) for v in ops[:3]):
+        raise CompileError(f"{_OP} expects A, B, C memrefs and 2 or 3 workgroup ids", op.loc)
+    if not all(isinstance(v.type, T.IndexType) for v in ops[3:]):
+        raise CompileError(f"{_OP} expects index workgroup ids after its buffers", op.loc)
+    _need_attrs(op, {"sizes": 3, "strides": 9, "tiles": 2})
+    if "accumulate" not in op.attributes:
+        raise CompileError(f"{_OP} needs 'accumulate'", op.loc)
+
+
+#: Micro-kernel families by name prefix → the check of their operand form.
+FAMILIES: Dict[str, Callable] = {
+    "ireec_uk_sgemm": _verify_sgemm,
+    "ireec_gpu_matmul_": _verify_gpu_matmul,
+}
+
+
+def family(name: str) -> str:
+    """The :data:`FAMILIES` key whose prefix ``name`` starts with ('' for none)."""
+    return next((f for f in FAMILIES if name.startswith(f)), "")
+
+
+def _verify_ukernel_generic(op) -> None:
+    a = op.attributes.get("u_kernel_fn_name")
+    if a is None:
+        raise CompileError(f"{_OP} needs 'u_kernel_fn_name'", op.loc)
+    fam = family(a.value)
+    if not fam:
+        raise CompileError(f"{_OP}: unknown micro-kernel '{a.value}' (known: {', '.join(FAMILIES)})", op.loc)
+    FAMILIES[fam](op)
+
+
+register("iree_codegen.ukernel.generic", verify=_verify_ukernel_generic)

@@ -1,0 +1,250 @@
+"""Contractions lowered to a micro-kernel call: recognition and lowering configuration.
+
+Mirrors IREE's CPU micro-kernel path (``iree-llvmcpu-select-lowering-strategy`` choosing a
+``ukernel`` for data-tiled contractions, then ``iree-codegen-cpu-lower-to-ukernels`` replacing
+the op by ``iree_codegen.ukernel.generic "iree_uk_mmt4d"``): an f32 contraction of the shape
+
+    C[b.., i, j] += A[b.., i, k] * B[b.., k, j]     (any order of each operand's dims; A or B
+                                                     may lack batch dims b)
+
+— a ``linalg.generic`` (matmul, batch_matmul, matmul with transposed A or B, dot_general
+after generalisation) with one reduction dim ``k``, a body ``out + a * b`` and every operand
+indexed by plain dims, batch dims in all three — calls ``ireec_uk_sgemm`` of
+``runtime_c/ireec_ukernel.h`` on each workgroup's ``MT x NT`` output tile. The micro-kernel
+packs A and B panels (transposes are strides of the packing) into the workgroup's ``work``
+array and runs a register-blocked tile chosen for the CPU at run time (8x32 on AVX-512,
+6x16 on AVX2, 4x8 otherwise); see the header for the loop structure.
+
+Convolutions (NHWC input, HWCF filter, any strides and dilations: ``linalg.conv_2d_nhwc_hwcf``
+after generalisation) take the same micro-kernel as an implicit GEMM: per batch element,
+output row and filter tap, ``C[n, oh, ow.., f..] += In[n, oh*s + kh, (ow*s + kw).., c] *
+W[kh, kw, c, f..]`` is an sgemm with rows ``ow`` (A's row stride ``s * C``), columns ``f`` and
+reduction ``c``.
+
+Packing buffers: the ``work`` array is a local array of the workgroup function (stack), as
+IREE's CPU backend keeps its packed tiles in stack allocations: kernels stay allocation-free
+and reentrant, each OpenMP thread has its own, and no per-dispatch scratch has to be carved
+out of the workspace arena. It holds ``work_floats(MC, NC, KC)`` floats (about 360 KiB with
+the defaults below, much less for small problems, whose blocking is cut to the problem);
+the compile report's stack bound counts it, and ``--max-stack-bytes`` halves the blocking
+until it fits half the budget (:func:`blocking`). Threads need the stack: glibc's default
+thread stack (8 MiB, ``ulimit -s``; ``OMP_STACKSIZE`` for OpenMP workers) is ample.
+
+The configuration is recorded on the root op, visible at ``--compile-to=hal``::
+
+    lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>
+    iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
+
+(workgroup tile per loop; then the micro-kernel's cache blocking of i, j, k).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+from ...dialects import linalg as L
+from ...ir import types as T
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
+
+#: The micro-kernel function (runtime_c/ireec_ukernel.h).
+SGEMM = "ireec_uk_sgemm"
+
+#: Cache blocking of the micro-kernel (elements), after GotoBLAS/BLIS: ``KC`` rows of a B
+#: panel (KC x 32 f32 = 32 KiB, within the 48 KiB L1d per core of the AMD EPYC this was
+#: measured on, lscpu), ``MC`` rows of
+#: the packed A block (MC x KC x 4 = 64 KiB, in the 1 MiB L2) and ``NC`` columns of the
+#: packed B block (KC x NC x 4 = 256 KiB, in L2). Measured on 1024^3 / 512^3 / 2048^3 with
+#: gcc 12 -O3 (2 threads, AVX-512): KC 256 vs 384/512, MC 64 vs 96/128/192 and NC 256 vs 128
+#: were the best or within noise; NC 128 lost 7 % at 1024^3.
+MC, NC, KC = 64, 256, 256
+
+#: Workgroup tile (rows, columns) of the output: each workgroup packs its own B block once
+#: per KC step and reuses it for all its rows, so tiles are tall (512 x 256: 1024^3 gives 8
+#: workgroups for the OpenMP threads; measured against 256 x 256 on the AMD EPYC above,
+#: 2 threads: 1024^3 4.8 vs 5.6 ms, 2048^3 46.6 vs 51.3 ms, 4096x1024x1024 equal). On
+#: targets whose workgroups run concurrently (``Target.concurrent_workgroups``: openmp) a
+#: dim is cut into nearly equal parts, at least two (e.g. an 8 x 256 MLP layer: two 8 x 128
+#: tiles), with an even workgroup count.
+WORKGROUP_TILE = (512, 256)
+
+#: Bytes of stack ``ireec_uk_sgemm`` itself takes besides the caller's ``work`` array: its
+#: edge tile (IREEC_UK_SGEMM_MAX_MR x IREEC_UK_SGEMM_MAX_NR floats = 1 KiB) and frames.
+UKERNEL_STACK_BYTES = 1024 + 512
+
+#: ``IREEC_UK_SGEMM_MAX_MR`` / ``IREEC_UK_SGEMM_MAX_NR`` of the header.
+MAX_MR, MAX_NR = 8, 32
+
+
+@dataclass
+class SgemmMatch:
+    """Loop dims of a matched contraction: ``i`` (rows of C), ``j`` (columns), ``k``
+    (the reduction the micro-kernel runs), ``batch`` (other parallel dims, looped around the
+    call) and ``taps`` (other reduction dims, e.g. a convolution's filter window, looped
+    around the call outside-in in the plain loop nest's order, so each output element still
+    sees its products in that nest's order). ``a_coeff``: how many elements of A's indexed
+    dim one step of ``i`` moves (a convolution's stride; 1 for matmuls)."""
+
+    i: int
+    j: int
+    k: int
+    batch: List[int]
+    taps: List[int] = field(default_factory=list)
+    a_coeff: int = 1
+
+
+#: Smallest reduction (``K``) and output tile (``M * N``) for which a convolution calls the
+#: micro-kernel once per filter tap; below, packing costs more than the products (LeNet's
+#: first layer has K = 1 input channel).
+CONV_MIN_K, CONV_MIN_MN = 16, 64
+
+
+def work_floats(mc: int, nc: int, kc: int) -> int:
+    """Floats of the ``work`` array for blocking ``mc x nc x kc`` (the header's
+    ``IREEC_UK_SGEMM_WORK_FLOATS``: packed B and A blocks rounded to whole panels, plus
+    64-byte alignment)."""
+    return kc * (nc + MAX_NR) + kc * (mc + MAX_MR) + 32
+
+
+def _plain_dims(m) -> Optional[List[int]]:
+    if not all(isinstance(e, AffineDim) for e in m.results):
+        return None
+    dims = [e.pos for e in m.results]
+    return dims if len(set(dims)) == len(dims) else None
+
+
+def _is_f32(v) -> bool:
+    t = v.type
+    return isinstance(t, T.ShapedType) and isinstance(t.element_type, T.FloatType) and t.element_type.name == "f32"
+
+
+def _multiply_accumulate(op) -> bool:
+    """Whether the body of generic ``op`` (args a, b, out) is ``yield out + a * b``."""
+    ops = list(op.body.ops)
+    if len(ops) != 3 or [o.name for o in ops] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return False
+    a, b, out = op.body.args
+    mul, add, yld = ops
+    if set(mul.operands) != {a, b} or (mul.operands[0] is mul.operands[1]):
+        return False
+    if set(add.operands) != {mul.results[0], out} or yld.operands[0] is not add.results[0]:
+        return False
+    return True
+
+
+def linear_coefficients(e: AffineExpr) -> Optional[dict]:
+    """``{dim: coefficient}`` of an affine expression that is a sum of dims times constants
+    (``d1 * 2 + d4``), or None for anything else (constants, mod, floordiv...)."""
+    if isinstance(e, AffineDim):
+        return {e.pos: 1}
+    if isinstance(e, AffineBinary) and e.kind == "+":
+        lhs, rhs = linear_coefficients(e.lhs), linear_coefficients(e.rhs)
+        if lhs is None or rhs is None:
+            return None
+        for d, c in rhs.items():
+            lhs[d] = lhs.get(d, 0) + c
+        return lhs
+    if isinstance(e, AffineBinary) and e.kind == "*":
+        for x, y in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if isinstance(y, AffineConst):
+                inner = linear_coefficients(x)
+                return None if inner is None else {d: c * y.value for d, c in inner.items()}
+    return None
+
+
+def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatch]:
+    """The dims of ``op`` when it is an f32 contraction the micro-kernel computes (see the
+    module docstring), else None. Works on tensors and memrefs.
+
+    Matmul forms: every operand indexed by plain dims, the batch dims in C and in any of A
+    and B (batch_matmul; a shared weight matrix). Forms
+    with taps (convolutions, ``C[b.., i, j] += A[.., s*i + t.., k] * B[t.., k, j]``): C
+    indexed by plain dims ending in ``i, j``; B by plain dims (``k``, ``j`` and taps); each of
+    A's indices a sum of dims times constants, ``i`` in one index only, ``k`` alone in one
+    index; ``k`` must be the innermost reduction of ``order`` (the plain nest's loop order,
+    when given) and ``K`` and ``M * N`` at least :data:`CONV_MIN_K` / :data:`CONV_MIN_MN`."""
+    if op.name != "linalg.generic":
+        return None
+    ins, outs = L.inputs(op), L.outputs(op)
+    if len(ins) != 2 or len(outs) != 1 or not all(_is_f32(v) for v in ins + outs):
+        return None
+    if any(getattr(v.type, "rank", 0) < 2 for v in ins + outs):
+        return None
+    if not _multiply_accumulate(op):
+        return None
+    its = L.iterator_types(op)
+    red = [d for d, it in enumerate(its) if it == L.REDUCTION]
+    maps = L.indexing_maps(op)
+    da, db, dc = (_plain_dims(m) for m in maps)
+    if dc is None or len(dc) < 2 or any(d in red for d in dc):
+        return None
+    i, j = dc[-2], dc[-1]
+    batch = dc[:-2]
+    if len(red) == 1 and da is not None and db is not None:
+        k = red[0]
+        # Batch dims index C; A and B may each lack some (an operand shared across them,
+        # e.g. the weights of a dense layer applied to [batch, sequence, features]).
+        if ({i, k} <= set(da) <= set(batch) | {i, k} and {k, j} <= set(db) <= set(batch) | {k, j}):
+            return SgemmMatch(i=i, j=j, k=k, batch=list(batch))
+        return None
+    # Taps: B's dims are k, j and the taps; A's indices are linear in the dims.
+    if db is None or j not in db or i in db or any(d in batch for d in db):
+        return None
+    coeffs = [linear_coefficients(e) for e in maps[0].results]
+    if any(c is None for c in coeffs):
+        return None
+    singles = [next(iter(c)) for c in coeffs if len(c) == 1 and next(iter(c.values())) == 1]
+    ks = [d for d in red if d in db and d in singles and sum(d in c for c in coeffs) == 1]
+    if len(ks) != 1:
+        return None
+    k = ks[0]
+    taps = [d for d in red if d != k]
+    if set(db) != {k, j} | set(taps) or any(j in c for c in coeffs):
+        return None
+    with_i = [c for c in coeffs if i in c]
+    if len(with_i) != 1 or with_i[0][i] <= 0:
+        return None
+    if order is not None and [d for d in order if d in red][-1] != k:
+        return None
+    ranges = L.loop_ranges(op)
+    if any(r is None for r in ranges) or ranges[k] < CONV_MIN_K or ranges[i] * ranges[j] < CONV_MIN_MN:
+        return None
+    if order is not None:
+        taps = [d for d in order if d in taps]
+    return SgemmMatch(i=i, j=j, k=k, batch=list(batch), taps=taps, a_coeff=with_i[0][i])
+
+
+def workgroup_tile(extent: int, tile: int, split: bool = True) -> int:
+    """Workgroup tile along a dim of ``extent`` elements: ``tile`` (the whole extent when
+    smaller); with ``split`` (workgroups run concurrently), ``extent`` cut into
+    ``ceil(extent / tile)`` but at least two nearly equal parts (:func:`split_tile`), so
+    threads get equal shares and two threads share small problems, but the whole extent when
+    it is 16 or less."""
+    if not split:
+        return min(extent, tile)
+    if extent <= 16:
+        return extent
+    return split_tile(extent, max(2, -(-extent // tile)))
+
+
+def split_tile(extent: int, parts: int) -> int:
+    """The tile that cuts ``extent`` into ``parts`` nearly equal workgroups (rounded up to a
+    multiple of 8 elements, whole register tiles on every ISA; at most ``extent``)."""
+    t = -(-extent // parts)
+    return min(extent, -(-t // 8) * 8)
+
+
+def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Sequence[int]:
+    """``(MC, NC, KC)`` for a workgroup tile of ``m x n`` with reduction ``k``: the constants
+    above, no larger than the problem, halved (KC, then NC, then MC) while the work array
+    exceeds ``max_work_bytes`` (half of ``--max-stack-bytes``)."""
+    mc, nc, kc = min(MC, m), min(NC, n), min(KC, k)
+    while max_work_bytes is not None and 4 * work_floats(mc, nc, kc) > max_work_bytes:
+        if kc > 16:
+            kc //= 2
+        elif nc > 32:
+            nc //= 2
+        elif mc > 8:
+            mc //= 2
+        else:
+            break
+    return mc, nc, kc

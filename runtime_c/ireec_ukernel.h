@@ -1,0 +1,292 @@
+/* ireec_ukernel.h — micro-kernels the generated kernels call (shipped with every module that
+ * uses one; plain C99 with GCC/Clang vector extensions behind a scalar fallback).
+ *
+ * ireec_uk_sgemm: C[M x N] += A[M x K] * B[K x N], f32, any strides (transposed operands are
+ * read through their strides by the packing, not by separate code paths). The structure is
+ * GotoBLAS/BLIS's (K. Goto, R. van de Geijn, "Anatomy of high-performance matrix
+ * multiplication", ACM TOMS 34(3), 2008; F. Van Zee, R. van de Geijn, "BLIS", ACM TOMS 41(3),
+ * 2015), as IREE's iree_uk_mmt4d applies it to data-tiled operands:
+ *
+ *   for jc < N step nc:            B[:, jc..] column block
+ *     for pc < K step kc:          pack B[pc.., jc..] (kc x nc) into nr-wide panels
+ *       for ic < M step mc:        pack A[ic.., pc..] (mc x kc) into mr-tall panels
+ *         for jr < nc step nr:     one B panel (kc x nr, stays in L1)
+ *           for ir < mc step mr:   micro-kernel: C[mr x nr] += A panel * B panel
+ *
+ * The blocking sizes mc, nc, kc are the caller's (the compiler's lowering config records
+ * them); the packed panels live in the caller's `work` buffer of
+ * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats, so the micro-kernel allocates nothing.
+ * The micro-kernel (register tile mr x nr) is chosen for the CPU the code runs on:
+ * 8 x 32 with 16-lane vectors on AVX-512, 6 x 16 with 8 lanes on AVX2+FMA, 4 x 8 with
+ * 4 lanes otherwise (SSE2, NEON, ...; the register counts of those ISAs: 32, 16, 16 vector
+ * registers), 4 x 4 scalars without vector extensions. On x86-64 with GCC/Clang the choice is
+ * made at run time (__builtin_cpu_supports) unless the file is compiled for a CPU that has
+ * AVX-512 or AVX2 (-march=native: then that kernel is called directly) or
+ * IREEC_NO_TARGET_CLONES is defined (baseline only). Rows left over by the register tile
+ * go through one-row kernels (a matrix-vector product computes one row, not mr), and with
+ * few rows (IREEC_UK_SGEMM_DIRECT_B_ROWS) B's full-width panels are read in place, unpacked.
+ *
+ * Every C element sees its products in the order k = 0, 1, ..., K-1 added to its initial
+ * value (the accumulators are loaded from C), as in the plain loop nest; under
+ * -ffp-contract=off the results are therefore bit-identical to it, and with contraction
+ * each step is one fused multiply-add. */
+#ifndef IREEC_UKERNEL_H_
+#define IREEC_UKERNEL_H_
+
+#include <stdint.h>
+#include <string.h>
+
+/* Largest register tile of any micro-kernel below (rows, columns). */
+#define IREEC_UK_SGEMM_MAX_MR 8
+#define IREEC_UK_SGEMM_MAX_NR 32
+/* Floats of the `work` buffer ireec_uk_sgemm needs for blocking sizes mc, nc, kc: a packed
+ * kc x nc block of B and an mc x kc block of A, each rounded up to whole panels, plus room
+ * to align them to 64 bytes. */
+#define IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) \
+  ((kc) * ((nc) + IREEC_UK_SGEMM_MAX_NR) + (kc) * ((mc) + IREEC_UK_SGEMM_MAX_MR) + 32)
+
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON) || defined(__ALTIVEC__) \
+                          || defined(__riscv_vector))
+#define IREEC_UK_VECTOR 1
+#endif
+#if defined(__GNUC__) && defined(__x86_64__) \
+    && ((!defined(__clang__) && __GNUC__ >= 6) || (defined(__clang__) && __clang_major__ >= 7))
+#define IREEC_UK_X86 1
+#endif
+
+/* A micro-kernel: C[mr x nr] (row stride ldc) += sum over k < kc of a[k*mr + r] * b[k*ldb + c],
+ * a a packed panel (64-byte aligned), b a packed panel (ldb = nr) or B itself. */
+typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, const float *b, int64_t ldb,
+                                       float *c, int64_t ldc);
+/* A one-row kernel for the rows of a partial register tile (fewer than mr rows left, e.g. a
+ * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c]. */
+typedef void (*ireec_uk_sgemm_row_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
+                                      int64_t ldb, float *c);
+/* The kernels for one ISA and their register tile. */
+typedef struct {
+  int mr, nr;
+  ireec_uk_sgemm_tile_fn tile;
+  ireec_uk_sgemm_row_fn row;
+} ireec_uk_sgemm_isa_t;
+
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
+/* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV): a micro-kernel with an
+ * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
+ * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
+ * -ffp-contract=off. */
+#define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                      \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, const float *b,   \
+                         int64_t ldb, float *c, int64_t ldc) {                     \
+    VT acc[MR][NV];                                                                        \
+    int r, v;                                                                              \
+    int64_t k;                                                                             \
+    for (r = 0; r < MR; ++r)                                                               \
+      for (v = 0; v < NV; ++v) memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));       \
+    for (k = 0; k < kc; ++k) {                                                             \
+      VT bv[NV];                                                                           \
+      for (v = 0; v < NV; ++v) memcpy(&bv[v], b + k * ldb + v * W, sizeof(VT));           \
+      for (r = 0; r < MR; ++r) {                                                           \
+        const float s = a[k * MR + r];                                                     \
+        for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                                   \
+      }                                                                                    \
+    }                                                                                      \
+    for (r = 0; r < MR; ++r)                                                               \
+      for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));       \
+  }
+/* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
+ * 1 x (NV * lanes) tile. */
+#define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                          \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
+                         const float *b, int64_t ldb, float *c) {                  \
+    VT acc[NV];                                                                            \
+    int v;                                                                                 \
+    int64_t k;                                                                             \
+    for (v = 0; v < NV; ++v) memcpy(&acc[v], c + v * W, sizeof(VT));                      \
+    for (k = 0; k < kc; ++k) {                                                             \
+      const float s = a[k * lda];                                                          \
+      for (v = 0; v < NV; ++v) {                                                           \
+        VT bv;                                                                             \
+        memcpy(&bv, b + k * ldb + v * W, sizeof(VT));                                      \
+        acc[v] += bv * s;                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+    for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                      \
+  }
+typedef float ireec_uk_v4f __attribute__((vector_size(16)));
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2)
+IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8, , ireec_uk_v4f, 4, 2)
+#else
+/* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F); the
+ * names are the vector kernels' (ireec_uk_sgemm_select gives nr = 4 here). */
+static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, const float *b, int64_t ldb,
+                                    float *c, int64_t ldc) {
+  float acc[4][4];
+  int r, j;
+  int64_t k;
+  for (r = 0; r < 4; ++r)
+    for (j = 0; j < 4; ++j) acc[r][j] = c[r * ldc + j];
+  for (k = 0; k < kc; ++k)
+    for (r = 0; r < 4; ++r)
+      for (j = 0; j < 4; ++j) acc[r][j] += a[k * 4 + r] * b[k * ldb + j];
+  for (r = 0; r < 4; ++r)
+    for (j = 0; j < 4; ++j) c[r * ldc + j] = acc[r][j];
+}
+static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const float *b,
+                                 int64_t ldb, float *c) {
+  float acc[4];
+  int j;
+  int64_t k;
+  for (j = 0; j < 4; ++j) acc[j] = c[j];
+  for (k = 0; k < kc; ++k)
+    for (j = 0; j < 4; ++j) acc[j] += a[k * lda] * b[k * ldb + j];
+  for (j = 0; j < 4; ++j) c[j] = acc[j];
+}
+#endif
+
+#if defined(IREEC_UK_X86)
+typedef float ireec_uk_v8f __attribute__((vector_size(32)));
+typedef float ireec_uk_v16f __attribute__((vector_size(64)));
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 2)
+IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 2)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x32,
+                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2)
+IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_32, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
+                   ireec_uk_v16f, 16, 2)
+#endif
+
+/* The kernels for this CPU. Chosen at compile time when the compiler targets AVX-512 or
+ * AVX2+FMA (-march), else at run time unless IREEC_NO_TARGET_CLONES is defined (then the
+ * baseline kernels). */
+static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
+  isa->mr = 4; isa->nr = 8; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
+#else
+  isa->mr = 4; isa->nr = 4; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
+#endif
+#if defined(IREEC_UK_X86)
+#if !defined(__AVX512F__) && !defined(IREEC_NO_TARGET_CLONES)
+  if (!__builtin_cpu_supports("avx512f")) {
+#if !defined(__AVX2__) || !defined(__FMA__)
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
+#endif
+    isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
+    return;
+  }
+#elif !defined(__AVX512F__)
+#if defined(__AVX2__) && defined(__FMA__)
+  isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
+#endif
+  return;
+#endif
+  isa->mr = 8; isa->nr = 32; isa->tile = ireec_uk_sgemm_tile_8x32; isa->row = ireec_uk_sgemm_row_32;
+#endif
+}
+
+/* Rows of C up to which ireec_uk_sgemm reads B's full-width panels in place instead of
+ * packing them (when B's rows are contiguous): with so few rows each B element is used at
+ * most twice per register tile row, and packing would cost as much as the products. */
+#define IREEC_UK_SGEMM_DIRECT_B_ROWS(mr) (2 * (mr))
+
+/* ireec_uk_sgemm: C[i*ldc + j] += sum_k A[i*a_m + k*a_k] * B[k*b_k + j*b_n] for i < M, j < N,
+ * k < K in that k order, blocked by mc x nc x kc (see the top of this file); `work` holds
+ * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats. Sizes are elements; strides may be any
+ * value (a transposed A has a_m = 1). Nothing is allocated and no state is kept, so calls
+ * from several threads at once are safe. */
+static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_m,
+                                  int64_t a_k, const float *B, int64_t b_k, int64_t b_n, float *C,
+                                  int64_t ldc, int64_t mc, int64_t nc, int64_t kc, float *work) {
+  ireec_uk_sgemm_isa_t isa;
+  int mr, nr, direct;
+  float *bp = (float *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
+  float *ap;
+  float edge[IREEC_UK_SGEMM_MAX_MR * IREEC_UK_SGEMM_MAX_NR];
+  int64_t jc, pc, ic, jr, ir, i, j, k;
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  ireec_uk_sgemm_select(&isa);
+  mr = isa.mr;
+  nr = isa.nr;
+  /* Whole register tiles per block; blocks no larger than the problem. */
+  mc = mc < M ? mc : M;
+  nc = nc < N ? nc : N;
+  kc = kc < K ? kc : K;
+  mc = mc >= mr ? mc - mc % mr : mc;
+  nc = nc >= nr ? nc - nc % nr : nc;
+  ap = bp + ((kc * ((nc + nr - 1) / nr * nr) + 15) & ~(int64_t)15);
+  direct = b_n == 1 && M <= IREEC_UK_SGEMM_DIRECT_B_ROWS(mr);
+  for (jc = 0; jc < N; jc += nc) {
+    const int64_t ncur = N - jc < nc ? N - jc : nc;
+    for (pc = 0; pc < K; pc += kc) {
+      const int64_t kcur = K - pc < kc ? K - pc : kc;
+      /* B[pc.., jc..] into ceil(ncur / nr) panels of kcur x nr, zero-padded (in the direct
+       * case only the last, partial panel). */
+      for (jr = 0; jr < ncur; jr += nr) {
+        float *panel = bp + jr * kcur;
+        const int64_t w = ncur - jr < nr ? ncur - jr : nr;
+        if (direct && w == nr) continue;
+        for (k = 0; k < kcur; ++k) {
+          const float *src = B + (pc + k) * b_k + (jc + jr) * b_n;
+          float *dst = panel + k * nr;
+          if (b_n == 1) {
+            memcpy(dst, src, (size_t)w * sizeof(float));
+          } else {
+            for (j = 0; j < w; ++j) dst[j] = src[j * b_n];
+          }
+          for (j = w; j < nr; ++j) dst[j] = 0.0f;
+        }
+      }
+      for (ic = 0; ic < M; ic += mc) {
+        const int64_t mcur = M - ic < mc ? M - ic : mc;
+        /* A[ic.., pc..] into ceil(mcur / mr) panels of kcur x mr, zero-padded. */
+        for (ir = 0; ir < mcur; ir += mr) {
+          float *panel = ap + ir * kcur;
+          const int64_t h = mcur - ir < mr ? mcur - ir : mr;
+          for (i = 0; i < h; ++i) {
+            const float *src = A + (ic + ir + i) * a_m + pc * a_k;
+            for (k = 0; k < kcur; ++k) panel[k * mr + i] = src[k * a_k];
+          }
+          for (i = h; i < mr; ++i)
+            for (k = 0; k < kcur; ++k) panel[k * mr + i] = 0.0f;
+        }
+        for (jr = 0; jr < ncur; jr += nr) {
+          const int64_t w = ncur - jr < nr ? ncur - jr : nr;
+          const int in_place = direct && w == nr;
+          const float *b = in_place ? B + pc * b_k + jc + jr : bp + jr * kcur;
+          const int64_t ldb = in_place ? b_k : nr;
+          for (ir = 0; ir < mcur; ir += mr) {
+            const int64_t h = mcur - ir < mr ? mcur - ir : mr;
+            float *c = C + (ic + ir) * ldc + jc + jr;
+            if (h == mr && w == nr) {
+              isa.tile(kcur, ap + ir * kcur, b, ldb, c, ldc);
+              continue;
+            }
+            if (h < mr) {
+              /* Fewer rows than a register tile: row by row, full-width rows in place. */
+              for (i = 0; i < h; ++i) {
+                if (w == nr) {
+                  isa.row(kcur, ap + ir * kcur + i, mr, b, ldb, c + i * ldc);
+                  continue;
+                }
+                memcpy(edge, c + i * ldc, (size_t)w * sizeof(float));
+                for (j = w; j < nr; ++j) edge[j] = 0.0f;
+                isa.row(kcur, ap + ir * kcur + i, mr, b, ldb, edge);
+                memcpy(c + i * ldc, edge, (size_t)w * sizeof(float));
+              }
+              continue;
+            }
+            /* A partial-width tile: through a full-size copy of its valid part. */
+            for (i = 0; i < h; ++i) {
+              memcpy(edge + i * nr, c + i * ldc, (size_t)w * sizeof(float));
+              for (j = w; j < nr; ++j) edge[i * nr + j] = 0.0f;
+            }
+            for (i = h; i < mr; ++i)
+              for (j = 0; j < nr; ++j) edge[i * nr + j] = 0.0f;
+            isa.tile(kcur, ap + ir * kcur, b, ldb, edge, nr);
+            for (i = 0; i < h; ++i) memcpy(c + i * ldc, edge + i * nr, (size_t)w * sizeof(float));
+          }
+        }
+      }
+    }
+  }
+}
+
+#endif /* IREEC_UKERNEL_H_ */
