@@ -197,3 +197,27 @@ def test_cuda_entries_loop_over_the_extents(tmp_path):
     np.testing.assert_array_equal(two.outer_add(p, q), p[:, None, :] * q[None, :, :])
     with pytest.raises(StatusError):
         two.add(p, q)
+
+
+GATHER = """
+func.func @embed(%table: tensor<10x4xf32>, %tokens: tensor<?x1xi32>) -> tensor<?x4xf32> {
+  %0 = "stablehlo.gather"(%table, %tokens) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>, indices_are_sorted = false} : (tensor<10x4xf32>, tensor<?x1xi32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+func.func @select_rows(%table: tensor<10x4xf32>, %rows: tensor<?xi32>) -> tensor<?x4xf32> {
+  %0 = "stablehlo.torch_index_select"(%table, %rows) {dim = 0 : i64, batch_dims = 0 : i64} : (tensor<10x4xf32>, tensor<?xi32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+"""
+
+
+def test_gather_with_dynamically_shaped_indices(tmp_path, capsys):
+    """An embedding lookup over a dynamic number of tokens: the start indices' dynamic dim is
+    a batch dim of the gather's result (StableHLO spec), so each slice gathers one row."""
+    m = _lib(tmp_path, capsys, "gather", GATHER)
+    table = np.arange(40, dtype=np.float32).reshape(10, 4)
+    for n in (0, 1, 5):
+        tokens = np.random.default_rng(n).integers(0, 10, size=(n, 1)).astype(np.int32)
+        np.testing.assert_array_equal(m.embed(table, tokens), table[tokens[:, 0]])
+        np.testing.assert_array_equal(m.select_rows(table, tokens[:, 0].copy()), table[tokens[:, 0]])

@@ -348,6 +348,45 @@ def _concatenate(st: _State, op: Operation) -> None:
     _elementwise(st, op)
 
 
+def _gather(st: _State, op: Operation) -> None:
+    """``stablehlo.gather``/``dynamic_gather`` with dynamic batch dims of the start indices
+    (an embedding lookup over a dynamic number of tokens): each start-indices dim other than
+    ``index_vector_dim`` is a batch dim of the result, placed in order at the result dims
+    that are not ``offset_dims`` (StableHLO spec, gather). The operand's slices are read
+    whole, so the operand may carry no dynamic dim; batching dims (``operand_batching_dims``)
+    may not be dynamic either."""
+    dn = shlo.gather_dimension_numbers(op)
+    operand, idx = st.syms(op.operands[0]), st.syms(op.operands[1])
+    if operand:
+        raise CompileError(f"'{op.name}': dynamic dimension {min(operand)} of the operand is "
+                           f"gathered from; {WHY} and needs a static operand", op.loc)
+    ivd = int(dn["index_vector_dim"])
+    if ivd in idx or any(d in idx for d in dn["start_indices_batching_dims"]):
+        raise CompileError(f"'{op.name}': dynamic dimension of the start indices is their index "
+                           f"vector or a batching dimension; {WHY}", op.loc)
+    rank = len(op.results[0].type.shape)
+    batch_positions = [d for d in range(rank) if d not in dn["offset_dims"]]
+    out: Dict[int, int] = {}
+    for d, s in idx.items():
+        k = d - (1 if d > ivd else 0)
+        out[batch_positions[k]] = s
+    st.set_dims(op, op.results[0], out)
+
+
+def _torch_index_select(st: _State, op: Operation) -> None:
+    """``stablehlo.torch_index_select`` (``dim``, ``batch_dims``): the result is
+    ``operand[:dim] ++ index[batch_dims:] ++ operand[dim+1:]``, so a dynamic leading dim of
+    the index (with ``batch_dims = 0`` and ``dim = 0``) is the result's leading dim; the
+    operand must be static."""
+    operand, idx = st.syms(op.operands[0]), st.syms(op.operands[1])
+    dim = int(op.attributes["dim"].value)
+    bd = int(getattr(op.attributes.get("batch_dims"), "value", 0))
+    if operand or bd:
+        raise CompileError(f"'{op.name}': a dynamic operand or batch_dims with dynamic dims; {WHY} "
+                           f"and supports dynamic index dims only", op.loc)
+    st.set_dims(op, op.results[0], {dim + d: s for d, s in idx.items()})
+
+
 def _iota(st: _State, op: Operation) -> None:
     dim = int(op.attributes["iota_dimension"].value)
     out: Dict[int, int] = {}
@@ -616,6 +655,9 @@ RULES.update({
     "stablehlo.reduce": _reduce,
     "stablehlo.reduce_window": _reduce_window,
     "stablehlo.pad": _pad,
+    "stablehlo.gather": _gather,
+    "stablehlo.dynamic_gather": _gather,
+    "stablehlo.torch_index_select": _torch_index_select,
     "stablehlo.iota": _iota,
     "stablehlo.dynamic_iota": _iota,
     "stablehlo.get_dimension_size": _get_dimension_size,
