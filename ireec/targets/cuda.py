@@ -185,24 +185,29 @@ def row_of_elements(loop):
     return inner
 
 
+def _expr(b, operands, c: str, ty):
+    """An ``emitc.expression`` with C template ``c`` over ``operands`` (``{i}``), built by ``b``."""
+    from ..ir.attributes import StringAttr
+
+    return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+
+
+def _spread_loop(b, loop, lane: str, count: int) -> None:
+    """Make ``loop`` start at ``lb + <lane> * step`` and step by ``count * step``: its
+    iterations spread over ``count`` workers numbered by the C expression ``lane``."""
+    lb, _ub, step = loop.operands[:3]
+    loop.set_operand(0, _expr(b, [lb, step], f"{{0}} + {lane} * {{1}}", lb.type))
+    loop.set_operand(2, _expr(b, [step], f"{count} * {{0}}", step.type))
+
+
 def distribute_rows_of_elements(body, loop, inner, threads: int) -> None:
     """A warp per row of ``loop`` (rows ``lb + warp*step``, ``+ (threads/32)*step``...),
     its lanes over the elements of the row (``inner``: lane ``l`` takes ``l``, ``l + 32``...),
     so a warp touches contiguous memory."""
-    from ..ir.attributes import StringAttr
     from ..ir.core import Builder
 
-    def expr(b, operands, c, ty):
-        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
-
-    lb, _ub, step = loop.operands[:3]
-    b = Builder(body, body.ops.index(loop), loop.loc)
-    loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
-    loop.set_operand(2, expr(b, [step], f"{threads // WARP} * {{0}}", step.type))
-    ilb, _iub, istep = inner.operands[:3]
-    rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
-    inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
-    inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
+    _spread_loop(Builder(body, body.ops.index(loop), loop.loc), loop, f"(int)threadIdx.x / {WARP}", threads // WARP)
+    _spread_loop(Builder(loop.body, loop.body.ops.index(inner), inner.loc), inner, f"(int)threadIdx.x % {WARP}", WARP)
 
 
 def _fold_into_partial(outer_block, at_op, inner, match):
@@ -240,12 +245,11 @@ def _warp_combine(b, part, have, comb_of, every_lane: bool) -> None:
     """Fold the 32 partials of a warp into lane 0's (``__shfl_down_sync`` by 16, 8, 4, 2,
     1); ``have`` flags travel along unless ``every_lane`` holds a value."""
     from ..ir import types as T
-    from ..ir.attributes import StringAttr
 
     t = part.type
 
     def expr(operands, c, ty):
-        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
+        return _expr(b, operands, c, ty)
 
     for off in (16, 8, 4, 2, 1):
         p = b.create("emitc.read", [part], [t]).result
@@ -315,14 +319,7 @@ def distribute_block_reduction(body, loop, match, threads: int) -> None:
     t = match[0].results[0].type
     every = _every_iteration_count(loop, threads)
     part, have, *saved = _fold_into_partial(body, loop, loop, match)
-    lb, _ub, step = loop.operands[:3]
-    b = Builder(body, body.ops.index(loop), loop.loc)
-
-    def expr(bb, operands, c, ty):
-        return bb.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
-
-    loop.set_operand(0, expr(b, [lb, step], "{0} + (int)threadIdx.x * {1}", lb.type))
-    loop.set_operand(2, expr(b, [step], f"{threads} * {{0}}", step.type))
+    _spread_loop(Builder(body, body.ops.index(loop), loop.loc), loop, "(int)threadIdx.x", threads)
     ab = Builder(body, body.ops.index(loop) + 1, loop.loc)
     _warp_combine(ab, part, have, comb_of, every)
     nw = threads // WARP
@@ -341,10 +338,10 @@ def distribute_block_reduction(body, loop, match, threads: int) -> None:
     # Lane 0 of each warp publishes the warp's partial.
     then = Block()
     tb = Builder.at_end(then)
-    w = expr(tb, [], f"(int)threadIdx.x / {WARP}", T.index)
+    w = _expr(tb, [], f"(int)threadIdx.x / {WARP}", T.index)
     access(tb, "emitc.store", [tb.create("emitc.read", [part], [t]).result, arrays[0]], t, w)
     access(tb, "emitc.store", [tb.create("emitc.read", [have], [T.i32]).result, arrays[1]], T.i32, w)
-    ab.create("emitc.if", [expr(ab, [], f"(int)threadIdx.x % {WARP} == 0", T.i1)], [], regions=[Region([then])])
+    ab.create("emitc.if", [_expr(ab, [], f"(int)threadIdx.x % {WARP} == 0", T.i1)], [], regions=[Region([then])])
     ab.create("emitc.verbatim", [], [], {"value": StringAttr("__syncthreads();")})
     # Thread 0 folds the warps' partials, then into the element.
     then = Block()
@@ -356,11 +353,11 @@ def distribute_block_reduction(body, loop, match, threads: int) -> None:
         h = tb.create("emitc.read", [have], [T.i32]).result
         o = access(tb, "emitc.load", [arrays[0]], t, k)
         oh = access(tb, "emitc.load", [arrays[1]], T.i32, k)
-        tb.create("emitc.assign", [part, expr(tb, [oh, h, comb_of(tb, p, o), o, p], "{0} ? ({1} ? {2} : {3}) : {4}", t)], [])
-        tb.create("emitc.assign", [have, expr(tb, [h, oh], "{0} | {1}", T.i32)], [])
+        tb.create("emitc.assign", [part, _expr(tb, [oh, h, comb_of(tb, p, o), o, p], "{0} ? ({1} ? {2} : {3}) : {4}", t)], [])
+        tb.create("emitc.assign", [have, _expr(tb, [h, oh], "{0} | {1}", T.i32)], [])
     h = tb.create("emitc.read", [have], [T.i32]).result
     _fold_into_element(tb, "{0}", [h], part, saved, comb_of)
-    ab.create("emitc.if", [expr(ab, [], "threadIdx.x == 0", T.i1)], [], regions=[Region([then])])
+    ab.create("emitc.if", [_expr(ab, [], "threadIdx.x == 0", T.i1)], [], regions=[Region([then])])
 
 
 def distribute_rows_over_warps(body, loop, match, threads: int) -> None:
@@ -373,25 +370,14 @@ def distribute_rows_over_warps(body, loop, match, threads: int) -> None:
     contributes nothing (a ``have`` flag travels with its partial, unless the row has at
     least 32 elements), so no identity value is needed. The order of the fold changes, so
     floating-point results may differ from a sequential loop's in the last bits."""
-    from ..ir.attributes import StringAttr
     from ..ir.core import Builder
 
     inner, fold = match[0], match[1:]
     comb_of = _combiner(fold)
-
-    def expr(b, operands, c, ty):
-        return b.create("emitc.expression", list(operands), [ty], {"c": StringAttr(c)}).result
-
-    lb, _ub, step = loop.operands[:3]
-    b = Builder(body, body.ops.index(loop), loop.loc)
-    loop.set_operand(0, expr(b, [lb, step], f"{{0}} + (int)threadIdx.x / {WARP} * {{1}}", lb.type))
-    loop.set_operand(2, expr(b, [step], f"{threads // WARP} * {{0}}", step.type))
+    _spread_loop(Builder(body, body.ops.index(loop), loop.loc), loop, f"(int)threadIdx.x / {WARP}", threads // WARP)
     every = _every_iteration_count(inner, WARP)
     part, have, *saved = _fold_into_partial(loop.body, inner, inner, fold)
-    ilb, _iub, istep = inner.operands[:3]
-    rb = Builder(loop.body, loop.body.ops.index(inner), inner.loc)
-    inner.set_operand(0, expr(rb, [ilb, istep], f"{{0}} + (int)threadIdx.x % {WARP} * {{1}}", ilb.type))
-    inner.set_operand(2, expr(rb, [istep], f"{WARP} * {{0}}", istep.type))
+    _spread_loop(Builder(loop.body, loop.body.ops.index(inner), inner.loc), inner, f"(int)threadIdx.x % {WARP}", WARP)
     ab = Builder.at_end(loop.body)
     _warp_combine(ab, part, have, comb_of, every)
     h = ab.create("emitc.read", [have], [have.type]).result

@@ -40,7 +40,6 @@ from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ..hal.memref_utils import strides_and_offset
 from .emitc_utils import constant_value as _constant_value
-from .mark_independent_loops import iterations_independent  # noqa: F401  (targets use it)
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 
