@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Dict
 
+from ..ir import verifier as V
 from ..ir.attributes import Attribute, StringAttr, TypeAttr, UnitAttr
 from ..ir.core import Operation
 from .registry import register as _register
@@ -92,3 +93,21 @@ register("ml_program.global", _parse_global, _print_global)
 register("ml_program.global_load", _parse_load, _print_load)
 register("ml_program.global_load_const", _parse_load, _print_load, traits=("pure",))
 register("ml_program.global_store", _parse_store, _print_store)
+
+
+def _verify_global_access(op: Operation) -> None:
+    """The global named by an ml_program.global_load/_load_const/_store exists in the
+    enclosing symbol table and is an ml_program.global (MLIR's ``SymbolUserOpInterface``:
+    'ml_program.global_store' op undefined global: @g); a store needs a mutable one."""
+    ref = op.attributes.get("global")
+    if ref is None:
+        raise V.op_error(op, "requires attribute 'global'")
+    g = V.lookup_symbol(op, ref)
+    if g is None or g.name != "ml_program.global":
+        raise V.op_error(op, f"undefined global: {ref}")
+    if op.name == "ml_program.global_store" and "is_mutable" not in g.attributes:
+        raise V.op_error(op, f"cannot store to an immutable global: {ref}")
+
+
+V.register_verifiers({n: _verify_global_access for n in
+                      ("ml_program.global_load", "ml_program.global_load_const", "ml_program.global_store")})

@@ -84,6 +84,24 @@ func.func @load_undefined() -> tensor<f32> {
 
 // -----
 
+ml_program.global private mutable @counter(dense<2.0> : tensor<f32>) : tensor<f32>
+func.func @store_undefined(%v: tensor<f32>) {
+  // expected-error @+1 {{'ml_program.global_store' op undefined global: @conter}}
+  ml_program.global_store @conter = %v : tensor<f32>
+  return
+}
+
+// -----
+
+ml_program.global private @weights(dense<2.0> : tensor<f32>) : tensor<f32>
+func.func @store_immutable(%v: tensor<f32>) {
+  // expected-error @+1 {{'ml_program.global_store' op cannot store to an immutable global: @weights}}
+  ml_program.global_store @weights = %v : tensor<f32>
+  return
+}
+
+// -----
+
 func.func @extract_slice_sizes(%a: tensor<128x256xi32>) -> tensor<100x250xi32> {
   // expected-error @+1 {{'tensor.extract_slice' op expected type to be 'tensor<100x250xi32>' or a rank-reduced version of sizes [10, 250]}}
   %0 = tensor.extract_slice %a [0, 0] [10, 250] [1, 1] : tensor<128x256xi32> to tensor<100x250xi32>
