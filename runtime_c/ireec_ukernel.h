@@ -285,42 +285,43 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
         }
         for (jr = 0; jr < ncur; jr += nr) {
           const int64_t w = ncur - jr < nr ? ncur - jr : nr;
-          const int half = w == nr / 2 && isa.half != NULL;
+          /* The panel in pieces of width pw: nr (a full panel), else nr/2 where there is a
+           * half-width kernel (a panel of nr/2 + r columns: one half-width piece, then r);
+           * columns left over go through a zero-padded copy of one piece. */
+          const int half = w < nr && isa.half != NULL;
+          const int64_t pw = half ? nr / 2 : nr;
           const ireec_uk_sgemm_tile_fn tile = half ? isa.half : isa.tile;
           const ireec_uk_sgemm_row_fn row = half ? isa.half_row : isa.row;
-          const int in_place = direct && (w == nr || half);
+          const int in_place = direct && (w == nr || (half && w == pw));
           const float *b = in_place ? B + pc * b_k + jc + jr : bp + jr * kcur;
           const int64_t ldb = in_place ? b_k : nr;
           for (ir = 0; ir < mcur; ir += mr) {
             const int64_t h = mcur - ir < mr ? mcur - ir : mr;
             float *c = C + (ic + ir) * ldc + jc + jr;
-            if (h == mr && (w == nr || half)) {
-              tile(kcur, ablk + ir * lda, lda, b, ldb, c, ldc);
-              continue;
-            }
-            if (h < mr) {
-              /* Fewer rows than a register tile: row by row, full-width rows in place. */
-              for (i = 0; i < h; ++i) {
-                if (w == nr || half) {
-                  row(kcur, ablk + (ir + i) * lda, 1, b, ldb, c + i * ldc);
-                  continue;
-                }
-                memcpy(edge, c + i * ldc, (size_t)w * sizeof(float));
-                for (j = w; j < nr; ++j) edge[j] = 0.0f;
-                isa.row(kcur, ablk + (ir + i) * lda, 1, b, ldb, edge);
-                memcpy(c + i * ldc, edge, (size_t)w * sizeof(float));
+            int64_t off;
+            for (off = 0; off + pw <= w; off += pw) {
+              if (h == mr) {
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc);
+                continue;
               }
-              continue;
+              /* Fewer rows than a register tile: row by row. */
+              for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off);
             }
-            /* A partial-width tile: through a full-size copy of its valid part. */
-            for (i = 0; i < h; ++i) {
-              memcpy(edge + i * nr, c + i * ldc, (size_t)w * sizeof(float));
-              for (j = w; j < nr; ++j) edge[i * nr + j] = 0.0f;
+            if (off < w) {
+              /* The last w - off columns (b is a packed, zero-padded panel here) through a
+               * pw-wide copy of their valid part. */
+              const int64_t wr = w - off;
+              for (i = 0; i < h; ++i) {
+                memcpy(edge + i * pw, c + i * ldc + off, (size_t)wr * sizeof(float));
+                for (j = wr; j < pw; ++j) edge[i * pw + j] = 0.0f;
+              }
+              if (h == mr) {
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw);
+              } else {
+                for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw);
+              }
+              for (i = 0; i < h; ++i) memcpy(c + i * ldc + off, edge + i * pw, (size_t)wr * sizeof(float));
             }
-            for (i = h; i < mr; ++i)
-              for (j = 0; j < nr; ++j) edge[i * nr + j] = 0.0f;
-            isa.tile(kcur, ablk + ir * lda, lda, b, ldb, edge, nr);
-            for (i = 0; i < h; ++i) memcpy(c + i * ldc, edge + i * nr, (size_t)w * sizeof(float));
           }
         }
       }
