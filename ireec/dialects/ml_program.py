@@ -99,14 +99,9 @@ def _verify_global_access(op: Operation) -> None:
     """The global named by an ml_program.global_load/_load_const/_store exists in the
     enclosing symbol table and is an ml_program.global (MLIR's ``SymbolUserOpInterface``:
     'ml_program.global_store' op undefined global: @g); a store needs a mutable one."""
-    ref = op.attributes.get("global")
-    if ref is None:
-        raise V.op_error(op, "requires attribute 'global'")
-    g = V.lookup_symbol(op, ref)
-    if g is None or g.name != "ml_program.global":
-        raise V.op_error(op, f"undefined global: {ref}")
+    g = V.referenced_global(op, "ml_program.global")
     if op.name == "ml_program.global_store" and "is_mutable" not in g.attributes:
-        raise V.op_error(op, f"cannot store to an immutable global: {ref}")
+        raise V.op_error(op, f"cannot store to an immutable global: {op.attributes['global']}")
 
 
 V.register_verifiers({n: _verify_global_access for n in

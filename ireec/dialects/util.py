@@ -515,12 +515,7 @@ register("util.initializer", _parse_initializer, _print_initializer, traits=("is
 def _verify_global_access(op: Operation) -> None:
     """The global named by a util.global.load/store/address exists in the enclosing symbol
     table and is a util.global (MLIR: 'util.global.load' op undefined global: @g)."""
-    ref = op.attributes.get("global")
-    if ref is None:
-        raise V.op_error(op, "requires attribute 'global'")
-    g = V.lookup_symbol(op, ref)
-    if g is None or g.name != "util.global":
-        raise V.op_error(op, f"undefined global: {ref}")
+    V.referenced_global(op, "util.global")
 
 
 V.register_verifiers({n: _verify_global_access for n in

@@ -506,6 +506,19 @@ def blocks_end_with_terminators(op: Operation) -> None:
 _SYMBOLS: Dict[int, Dict[str, Operation]] = {}
 
 
+def referenced_global(op: Operation, global_op: str) -> Operation:
+    """The ``global_op`` (e.g. ``util.global``) that ``op``'s ``global`` attribute names in
+    the enclosing symbol table; an op error ("requires attribute 'global'", "undefined
+    global: @g", as MLIR's ``SymbolUserOpInterface`` verifiers say) otherwise."""
+    ref = op.attributes.get("global")
+    if ref is None:
+        raise op_error(op, "requires attribute 'global'")
+    g = lookup_symbol(op, ref)
+    if g is None or g.name != global_op:
+        raise op_error(op, f"undefined global: {ref}")
+    return g
+
+
 def lookup_symbol(op: Operation, ref) -> Optional[Operation]:
     """The op named by symbol reference ``ref`` (its root name) in the nearest enclosing
     symbol table of ``op``, or None. The table is indexed once per verification."""
