@@ -134,16 +134,24 @@ def fold_loop(loop):
     return ld, st, comb, z
 
 
+def _trailing_inner_loop(loop):
+    """The ``emitc.for`` that ends ``loop``'s body when only pure ops (constants,
+    expressions, loads) come before it; else None."""
+    ops = list(loop.body.ops)
+    if not ops or ops[-1].name != "emitc.for":
+        return None
+    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
+        return None
+    return ops[-1]
+
+
 def row_reduction(loop):
     """When ``loop`` (an ``emitc.for`` whose iterations are independent rows) ends with one
     inner loop folding values into one element per row (:func:`fold_loop`) that reads some
     input contiguously along the inner loop (a row of a row-major matrix), with only pure
     ops before it, return ``(inner, load, store, combine, z)``; else None."""
-    ops = list(loop.body.ops)
-    if not ops or ops[-1].name != "emitc.for":
-        return None
-    inner = ops[-1]
-    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
+    inner = _trailing_inner_loop(loop)
+    if inner is None:
         return None
     match = fold_loop(inner)
     if match is None or not _walks_contiguously(inner, exclude=match[0]):
@@ -174,11 +182,8 @@ def row_of_elements(loop):
     (e.g. the normalisation of a softmax), return that inner loop; else None."""
     from ..passes.vm.mark_independent_loops import iterations_independent
 
-    ops = list(loop.body.ops)
-    if not ops or ops[-1].name != "emitc.for":
-        return None
-    inner = ops[-1]
-    if any(o.name not in ("emitc.constant", "emitc.expression", "emitc.load") for o in ops[:-1]):
+    inner = _trailing_inner_loop(loop)
+    if inner is None:
         return None
     if not iterations_independent(inner) or not _walks_contiguously(inner):
         return None
