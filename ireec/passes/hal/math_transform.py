@@ -58,6 +58,8 @@ class _Emitter:
         self.t = anchor.results[0].type
 
     def op(self, name: str, operands: List[Value], rtype=None, attrs=None) -> Value:
+        """Insert op ``name`` before the anchor (result type ``rtype``, default the anchor's
+        f32 type); its result. The other methods are one arith op each."""
         o = Operation(name, operands, [rtype or self.t], attrs or {}, loc=self.anchor.loc)
         self.block.insert_before(self.anchor, o)
         return o.results[0]

@@ -83,17 +83,21 @@ class _State:
 
     # -- symbols -----------------------------------------------------------
     def new_symbol(self, arg: int, dim: int) -> int:
+        """A new symbol for dynamic dimension ``dim`` of public argument ``arg``; its id."""
         self.parent.append(len(self.parent))
         self.origin.append((arg, dim))
         return len(self.parent) - 1
 
     def find(self, s: int) -> int:
+        """The representative of symbol ``s`` (union-find with path halving)."""
         while self.parent[s] != s:
             self.parent[s] = self.parent[self.parent[s]]
             s = self.parent[s]
         return s
 
     def union(self, a: int, b: int) -> int:
+        """Make symbols ``a`` and ``b`` one (an op forces their extents equal); the
+        representative, the smaller id, so the first argument's dimension names it."""
         a, b = self.find(a), self.find(b)
         if a != b:
             self.parent[max(a, b)] = min(a, b)
@@ -101,6 +105,7 @@ class _State:
 
     # -- facts ---------------------------------------------------------------
     def syms(self, v: Value) -> Dict[int, int]:
+        """``{dim: representative symbol}`` of tensor value ``v`` (empty when static)."""
         return {d: self.find(s) for d, s in self.dims.get(v, {}).items()}
 
     def set_dims(self, op: Operation, v: Value, dims: Dict[int, int]) -> None:
