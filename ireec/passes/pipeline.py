@@ -46,6 +46,7 @@ from .vm.convert_to_emitc import ConvertToEmitCPass
 from .vm.gpu_distribute import GPUDistributePass
 from .vm.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 from .vm.mark_independent_loops import MarkIndependentLoopsPass
+from .vm.reassociate_fp_reductions import ReassociateFpReductionsPass
 from .vm.remove_dead_values import RemoveDeadValuesPass
 from .vm.remove_single_iteration_loop import RemoveSingleIterationLoopPass
 
@@ -97,6 +98,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("vm", RemoveSingleIterationLoopPass, "kernel loops that run once (unit dimensions of a tile) become their body"),
     ("vm", LoopInvariantCodeMotionPass, "expressions and loads a kernel loop does not change move before it"),
     ("vm", MarkIndependentLoopsPass, "innermost loops proved free of loop-carried dependences get ivdep (#pragma GCC ivdep)"),
+    ("vm", ReassociateFpReductionsPass, "CPU targets: float reduction loops accumulate in a scalar under IREEC_SIMD_REDUCTION (omp simd), so the compiler may vectorize them with partial sums per lane"),
     ("vm", GPUDistributePass, "the target maps each workgroup onto its threads (GPU: block-stride loops) and sets the kernels' C specifiers"),
     ("vm", RemoveDeadValuesPass, "unused locals and write-only variables are erased, so the printed C has none"),
 ]
