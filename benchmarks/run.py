@@ -225,6 +225,15 @@ def all_cases() -> List[Case]:
                         ("mobilenet_block", "depthwise-separable block"),
                         ("gpt_block", "attention + MLP, 2x16x64"))
     ]
+    torch = shared_dir() / "models" / "torch_mlir"
+    cases += [
+        Case(f"torch_{m}", f"torch-mlir {m} (linalg on tensors, weights as constants), {what}",
+             torch / m / f"{m}.const.linalg.mlir", "main", lambda m=m: [np.load(torch / m / "arg0.npy")],
+             None, rtol=1e-3, atol=1e-4, expected_file=torch / m / "out0.npy")
+        for m, what in (("mlp", "8x784 → 256 → 10"), ("lenet", "batch 1, NCHW"),
+                        ("gpt_block", "attention + GELU MLP, 2x16x64"),
+                        ("mobilenet_block", "NCHW depthwise-separable block"))
+    ]
     return cases
 
 

@@ -185,6 +185,8 @@ class CPrinter:
             cond = f"({u}){iv} < ({u}){ub}"
         if "ivdep" in op.attributes:
             self.emit("IREEC_IVDEP")
+        if "simd_reduction" in op.attributes:
+            self.emit(f"IREEC_SIMD_REDUCTION({op.attributes['simd_reduction'].value}, {self.name(op.operands[3])})")
         self.emit(f"for ({self.vtype(it)} {iv} = {lb}; {cond}; {inc}) {{")
         self.print_region_block(op.body)
         self.emit("}")

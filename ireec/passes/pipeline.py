@@ -16,6 +16,7 @@ from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
+from .hal.math_algebraic_simplification import MathAlgebraicSimplificationPass
 from .hal.math_transform import MathTransformPass
 from .hal.select_lowering_strategy import SelectLoweringStrategyPass
 from .hal.gpu_select_lowering_strategy import LLVMGPUSelectLoweringStrategyPass
@@ -45,6 +46,7 @@ from .vm.convert_to_emitc import ConvertToEmitCPass
 from .vm.gpu_distribute import GPUDistributePass
 from .vm.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 from .vm.mark_independent_loops import MarkIndependentLoopsPass
+from .vm.reassociate_fp_reductions import ReassociateFpReductionsPass
 from .vm.remove_dead_values import RemoveDeadValuesPass
 from .vm.remove_single_iteration_loop import RemoveSingleIterationLoopPass
 
@@ -89,12 +91,14 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings, intermediates in per-tile temporaries"),
     ("hal", GPULowerToUKernelsPass, "GPU targets: matmul roots (f32, f16, bf16) become calls of the shared-memory tiled device micro-kernel their config names"),
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
+    ("hal", MathAlgebraicSimplificationPass, "powers with a small constant integer exponent (x^2, x^3, 1/x) become multiplications, not a scalar libm pow call per element"),
     ("hal", MathTransformPass, "f32 tanh and exp in kernels become branch-free polynomial approximations the C compiler vectorizes, not a scalar libm call per element"),
     # vm: C statements as ops.
     ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),
     ("vm", RemoveSingleIterationLoopPass, "kernel loops that run once (unit dimensions of a tile) become their body"),
     ("vm", LoopInvariantCodeMotionPass, "expressions and loads a kernel loop does not change move before it"),
     ("vm", MarkIndependentLoopsPass, "innermost loops proved free of loop-carried dependences get ivdep (#pragma GCC ivdep)"),
+    ("vm", ReassociateFpReductionsPass, "CPU targets: float reduction loops accumulate in a scalar under IREEC_SIMD_REDUCTION (omp simd), so the compiler may vectorize them with partial sums per lane"),
     ("vm", GPUDistributePass, "the target maps each workgroup onto its threads (GPU: block-stride loops) and sets the kernels' C specifiers"),
     ("vm", RemoveDeadValuesPass, "unused locals and write-only variables are erased, so the printed C has none"),
 ]

@@ -197,6 +197,13 @@ def _dlopen_path(path: str) -> str:
     return copy
 
 
+#: ``dlopen`` flags of module libraries: ``RTLD_NODELETE`` keeps a library (and what it links,
+#: libgomp for ``openmp`` modules) mapped for the life of the process. cffi closes its handles
+#: when Python finalizes; without it libgomp could be unmapped while its idle worker threads
+#: still spin in its code, and the process would die of SIGSEGV at exit.
+DLOPEN_FLAGS = os.RTLD_NOW | getattr(os, "RTLD_NODELETE", 0)
+
+
 class LoadedModule:
     """A loaded ireec module. Each exported function is a method (``m.add(a, b)``); names
     that are not Python identifiers or clash with attributes work with ``m["name"](...)``.
@@ -209,7 +216,7 @@ class LoadedModule:
         ffi = _get_ffi()
         self._ffi = ffi
         try:
-            self._lib = ffi.dlopen(_dlopen_path(self.path))
+            self._lib = ffi.dlopen(_dlopen_path(self.path), DLOPEN_FLAGS)
         except OSError as e:
             raise OSError(f"cannot load '{path}': {e}") from None
         try:

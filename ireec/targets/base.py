@@ -85,6 +85,10 @@ class Target(abc.ABC):
     strict_fp: bool = False
     #: ``--target-cpu``: None (portable, run-time dispatch), ``host`` or a CPU name.
     target_cpu = None
+    #: Whether kernels' float reduction loops accumulate in a scalar under
+    #: ``IREEC_SIMD_REDUCTION`` (``iree-llvmcpu-reassociate-fp-reductions``; C targets, whose
+    #: builds enable it unless ``--strict-fp``).
+    reassociate_fp_reductions: bool = False
 
     # ------------------------------------------------------------------ identity
     def __eq__(self, other) -> bool:

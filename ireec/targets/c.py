@@ -251,7 +251,8 @@ class CTarget(Target):
     BLAS libraries do: faster, and each FMA rounds once). :attr:`strict_fp`
     (``--strict-fp``) gives ``-ffp-contract=off`` instead: every float operation is rounded
     as written, so results match numpy's loop order bit for bit and do not depend on the CPU
-    or ``-march``. No ``-ffast-math``: reassociating reductions would change results.
+    or ``-march``. No ``-ffast-math``; only the float reductions of kernels are reassociated
+    (summed in SIMD lanes, ``iree-llvmcpu-reassociate-fp-reductions``), not under ``--strict-fp``.
     :attr:`target_cpu` (``--target-cpu``, IREE's ``--iree-llvmcpu-target-cpu``) adds
     ``-march=native`` for ``host`` or ``-march=<name>``; without it the code is portable and
     kernels carry AVX-512/AVX2/baseline clones chosen at load time (IREEC_KERNEL_CLONES).
@@ -265,13 +266,20 @@ class CTarget(Target):
     cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=fast")
     ldflags: tuple = ()
     ukernels = ("ireec_uk_sgemm",)
+    reassociate_fp_reductions = True
+    #: Flags that let reduction loops vectorize (``IREEC_SIMD_REDUCTION``: OpenMP's ``simd``
+    #: pragma alone, no OpenMP runtime), left out under :attr:`strict_fp`.
+    reduction_cflags = ("-fopenmp-simd", "-DIREEC_REASSOCIATE_REDUCTIONS")
 
     def compile_flags(self) -> List[str]:
-        """:attr:`cflags`, with ``-ffp-contract=off`` under :attr:`strict_fp` and ``-march``
-        for :attr:`target_cpu` (see the class docstring)."""
+        """:attr:`cflags`, with ``-ffp-contract=off`` under :attr:`strict_fp` (else the
+        :attr:`reduction_cflags`) and ``-march`` for :attr:`target_cpu` (see the class
+        docstring)."""
         flags = list(self.cflags)
         if self.strict_fp:
             flags = ["-ffp-contract=off" if f == "-ffp-contract=fast" else f for f in flags]
+        else:
+            flags += self.reduction_cflags
         if self.target_cpu:
             flags.append("-march=native" if self.target_cpu == "host" else f"-march={self.target_cpu}")
             flags.append("-DIREEC_NO_TARGET_CLONES")  # the CPU is known: one copy of each kernel

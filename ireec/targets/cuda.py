@@ -438,6 +438,9 @@ class CUDATarget(CTarget):
         when a GPU is visible, else :data:`DEFAULT_ARCH` (whose PTX is embedded too)."""
         return self.arch or os.environ.get("IREEC_CUDA_ARCH") or ("native" if gpu_visible() else DEFAULT_ARCH)
 
+    #: GPU reductions have their own lowering (warp shuffles), not the CPU's SIMD pragma.
+    reassociate_fp_reductions = False
+
     def compile_flags(self) -> List[str]:
         """``-O3 -arch=<arch>`` and ``-fmad=true`` (multiply-adds contract into FMA, as
         ``-ffp-contract=fast`` for the C targets), or ``-fmad=false`` under :attr:`strict_fp`

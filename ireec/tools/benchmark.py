@@ -250,8 +250,10 @@ def _status_name(status: int) -> str:
     return STATUS_NAMES.get(int(status), "UNKNOWN_CODE")
 
 
-def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
-    """A no-argument callable that runs ``fn`` of the loaded ``module`` on ``inputs``.
+def prepare_call(module, fn: str, inputs: Sequence, outs: Optional[Sequence] = None) -> Callable[[], None]:
+    """A no-argument callable that runs ``fn`` of the loaded ``module`` on ``inputs``,
+    writing its results into ``outs`` (C-contiguous arrays of the results' dtypes and shapes)
+    or into arrays allocated once.
 
     One checked call (``module.call``) comes first: wrong argument count, types or shapes
     raise TypeError/ValueError and a failing status RuntimeError, as in ``ireec run-module``.
@@ -272,7 +274,13 @@ def prepare_call(module, fn: str, inputs: Sequence) -> Callable[[], None]:
         arr = arr.reshape(t.shape) if all(d >= 0 for d in t.shape) else arr
         arrays.append(arr if arr.flags.c_contiguous else arr.copy(order="C"))
     dims = _dynamic_extents(info, arrays) if len(arrays) == len(info.args) else []
-    outs = [np.empty(t.resolve(dims), dtype=t.dtype) for t in info.results]
+    if outs is None:
+        outs = [np.empty(t.resolve(dims), dtype=t.dtype) for t in info.results]
+    else:
+        outs = list(outs)
+        want = [(tuple(t.resolve(dims)), np.dtype(t.dtype)) for t in info.results]
+        if [(tuple(o.shape), o.dtype) for o in outs] != want or not all(o.flags.c_contiguous for o in outs):
+            raise ValueError(f"{fn}: outs must be C-contiguous arrays of {want}")
     ffi = getattr(module, "_ffi", None)
     call = getattr(module, "_calls", {}).get(fn)
     workspace = getattr(module, "_workspace_ptr", None)
@@ -392,6 +400,7 @@ def call_overhead(module, fn: str, inputs: Sequence, *, samples: int = 20_000,
     (:func:`prepare_call`: the bare C call); ``load_us``, ``module.fn(*inputs)`` (checks,
     result allocation); ``load_out_us``, the same with preallocated ``out=`` arrays; and
     ``overhead_us`` = ``load_us - raw_us``, ``overhead_out_us`` = ``load_out_us - raw_us``.
+    The bare call and the ``out=`` call write into the same arrays.
 
     The three calls alternate, ``samples`` × ``repetitions`` times, each timed alone; each
     figure is the fastest of its calls, the one least disturbed by other processes (on a
@@ -399,10 +408,12 @@ def call_overhead(module, fn: str, inputs: Sequence, *, samples: int = 20_000,
     arrays of the exact dtypes (what the fast path takes). Errors as :func:`prepare_call`."""
     import numpy as np
 
-    raw = prepare_call(module, fn, inputs)
     bound = module[fn]
     info = module.info(fn)
     outs = [np.empty(t.shape, dtype=t.dtype) for t in info.results]
+    # The bare call writes into the same arrays as the out= call: the two then differ only
+    # by the Python path, not by which memory (cache lines, pages) their results land in.
+    raw = prepare_call(module, fn, inputs, outs)
     out = None if not outs else (outs[0] if len(outs) == 1 else outs)
     args = tuple(inputs)
     clock = time.perf_counter

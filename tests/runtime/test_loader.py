@@ -582,3 +582,24 @@ def test_build_cuda_target_links_cu_files(tmp_path):
     assert load(lib).add([1, 2, 3, 4], [1, 1, 1, 1]).tolist() == [2, 3, 4, 5]
     with pytest.raises(BuildError, match="need --target=cuda"):
         build_shared_library(src, "fixture", tmp_path / "libc.so", target="c")
+
+
+def test_openmp_module_stays_mapped_when_closed(tmp_path):
+    """An ``openmp`` module's library and libgomp stay mapped after its handle is closed (as
+    cffi does when Python finalizes): libgomp's idle workers spin in its code after a call, and
+    unmapping it under them killed the process with SIGSEGV at exit."""
+    script = tmp_path / "close.py"
+    script.write_text(
+        "import numpy as np, ireec\n"
+        "src = '''func.func @f(%a: tensor<4096xf32>) -> tensor<4096xf32> {\n"
+        "  %r = math.tanh %a : tensor<4096xf32>\n  return %r : tensor<4096xf32>\n}'''\n"
+        f"m = ireec.compile_source(src, target='openmp', source_name='close.mlir')\n"
+        "m.f(np.ones(4096, np.float32))\n"
+        "m._ffi.dlclose(m._lib)\n"
+        "maps = open('/proc/self/maps').read()\n"
+        "assert 'libgomp' in maps and m.path in maps, 'module unmapped by dlclose'\n"
+        "print('mapped')\n")
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0 and "mapped" in r.stdout, r.stdout + r.stderr

@@ -15,7 +15,7 @@ every access uses the same address, which moves with the induction variable.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from ...ir import types as T
 from ...ir.attributes import UnitAttr
@@ -37,6 +37,15 @@ def _loop_is_independent(loop: Operation) -> bool:
     it stores to, every access in the body uses the same address, which moves with the
     induction variable (a direct subscript with a non-zero stride, other subscripts
     loop-invariant)."""
+    stored = any(o.name == "emitc.store" for o in loop.body.ops)
+    return stored and stores_independent_except(loop, None)
+
+
+def stores_independent_except(loop: Operation, skip: Optional[Value]) -> bool:
+    """True when, ignoring array ``skip``, the innermost ``loop`` has no loop-carried
+    dependence: no nested control flow, calls, verbatim C or variables, and each other array
+    it stores to is accessed at one address that moves with the induction variable (the test
+    of :func:`_loop_is_independent`, with or without stores)."""
     body = loop.body
     iv = body.args[0]
     inside = defined_inside(loop)
@@ -44,28 +53,27 @@ def _loop_is_independent(loop: Operation) -> bool:
     for o in body.ops:
         if o.regions or o.name in ("emitc.assign", "emitc.call_opaque", "emitc.verbatim", "emitc.variable"):
             return False
-        if o.name == "emitc.load":
-            accesses.setdefault(o.operands[0], []).append(o)
-        elif o.name == "emitc.store":
-            accesses.setdefault(o.operands[1], []).append(o)
-    stored = False
-    for base, ops in accesses.items():
-        stores = [o for o in ops if o.name == "emitc.store"]
-        if not stores:
-            continue
-        stored = True
+        base = o.operands[0] if o.name == "emitc.load" else o.operands[1] if o.name == "emitc.store" else None
+        if base is not None and base is not skip:
+            accesses.setdefault(base, []).append(o)
+    return all(_accesses_independent(ops, iv, inside) for ops in accesses.values())
 
-        a0 = _address(stores[0])
-        if any(_address(o) != a0 for o in ops):
-            return False
-        strides, _, idx = a0
-        shifted = [_shift_of(i, iv, inside) for i in idx]
-        moves = [s != 0 for i, s in zip(idx, strides)]
-        if sum(1 for sh, m in zip(shifted, moves) if sh and m) != 1:
-            return False
-        if any(not sh and i in inside for i, sh in zip(idx, shifted)):
-            return False
-    return stored
+
+def _accesses_independent(ops: List[Operation], iv: Value, inside: Set[Value]) -> bool:
+    """Whether the loads and stores ``ops`` of one array in an innermost loop (induction
+    variable ``iv``) carry no dependence: no store, or all at one address that moves with
+    ``iv`` through exactly one subscript, the others loop-invariant."""
+    if not any(o.name == "emitc.store" for o in ops):
+        return True
+    a0 = _address(ops[0])
+    if any(_address(o) != a0 for o in ops):
+        return False
+    strides, _, idx = a0
+    shifted = [_shift_of(i, iv, inside) for i in idx]
+    moves = [s != 0 for s in strides]
+    if sum(1 for sh, m in zip(shifted, moves) if sh and m) != 1:
+        return False
+    return not any(not sh and i in inside for i, sh in zip(idx, shifted))
 
 
 def _shift_of(i: Value, iv: Value, inside: Set[Value]) -> bool:
