@@ -461,6 +461,9 @@ class ConvertLinalgToLoopsPass(Pass):
         if match is None:
             return False
         a, bm, c = op.operands[:3]
+        ma, mb, mc_ = maps[:3]
+        if match.swapped:
+            a, bm, ma, mb = bm, a, mb, ma
         if c is a or c is bm:
             return False  # the micro-kernel reads A and B while it writes C
         if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
@@ -482,9 +485,9 @@ class ConvertLinalgToLoopsPass(Pass):
                     total += coeff[d] * x
             return total
 
-        strides = (stride(maps[0], sa, match.i), stride(maps[0], sa, match.k), stride(maps[1], sb, match.k),
-                   stride(maps[1], sb, match.j), stride(maps[2], sc, match.i))
-        if any(x is None for x in strides) or stride(maps[2], sc, match.j) != 1:
+        strides = (stride(ma, sa, match.i), stride(ma, sa, match.k), stride(mb, sb, match.k),
+                   stride(mb, sb, match.j), stride(mc_, sc, match.i))
+        if any(x is None for x in strides) or stride(mc_, sc, match.j) != 1:
             return False
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
         c0, c1 = ib.const(0), ib.const(1)
@@ -501,7 +504,7 @@ class ConvertLinalgToLoopsPass(Pass):
         for d, k in tile_of.items():
             glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
         origin: List[Value] = []
-        for v, m in ((a, maps[0]), (bm, maps[1]), (c, maps[2])):
+        for v, m in ((a, ma), (bm, mb), (c, mc_)):
             origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
         inner.create("iree_codegen.ukernel.generic",
                      [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
