@@ -7,7 +7,8 @@ Mirrors IREE's GlobalOptimization ``iree-global-opt-convert-1x1-filter-conv2d-to
 ``linalg.generic`` shaped like one (what the StableHLO and TOSA lowerings produce: reduction
 loops and two inputs each broadcast along some parallel loop) — whose window loops (reduction
 loops of extent 1 that index the input as ``oh + kh``) can be dropped, leaving every operand
-indexed by plain loop dims, becomes the generic over the remaining loops:
+indexed by plain loop dims, becomes the generic over the remaining loops, in the canonical order (the result's parallel
+loops as it indexes them, then the reduction):
 
     NCHW/FCHW:  C[n, f, oh, ow] += In[n, c, oh, ow] * W[f, c, 0, 0]
     NHWC/HWCF:  C[n, oh, ow, f] += In[n, oh, ow, c] * W[0, 0, c, f]
@@ -25,7 +26,7 @@ call (``C[n, f, hw] += W[f, c] * In[n, c, hw]``; NHWC ``C[nhw, f] += In[nhw, c] 
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ...dialects import linalg as L
 from ...ir import types as T
@@ -86,15 +87,22 @@ def window_dims(op: Operation) -> List[int]:
     return [d for d, (it, r) in enumerate(zip(its, ranges)) if it == L.REDUCTION and r == 1 and d in summed]
 
 
-def converted_maps(op: Operation, window: List[int]) -> Optional[List[AffineMap]]:
-    """The indexing maps of ``op`` without its ``window`` loops, when every index becomes a
-    plain loop dim or the constant 0 at a dim of extent 1 and a reduction loop remains; else
-    None."""
+def converted_maps(op: Operation, window: List[int]) -> Optional[Tuple[List[AffineMap], List[str]]]:
+    """The indexing maps and iterator types of ``op`` without its ``window`` loops, when every
+    index becomes a plain loop dim or the constant 0 at a dim of extent 1 and a reduction loop
+    remains; else None. The loops are renumbered into the canonical matmul order: parallel
+    loops in the order the result indexes them, then the reductions in their order (the
+    StableHLO lowering's ``(n, f, oh, ow)`` for an NHWC result becomes ``(n, oh, ow, f)``)."""
     maps, its = L.indexing_maps(op), L.iterator_types(op)
     kept = [d for d in range(len(its)) if d not in window]
     if not any(its[d] == L.REDUCTION for d in kept):
         return None
-    renumber = {d: k for k, d in enumerate(kept)}
+    n_in = len(L.inputs(op))
+    out_dims = [e.pos for m in maps[n_in:] for e in m.results if isinstance(e, AffineDim)]
+    parallel = [d for d in kept if its[d] == L.PARALLEL]
+    order = [d for d in dict.fromkeys(out_dims) if d in parallel]
+    order += [d for d in parallel if d not in order] + [d for d in kept if its[d] == L.REDUCTION]
+    renumber = {d: k for k, d in enumerate(order)}
     out = []
     for v, m in zip(op.operands, maps):
         shape = getattr(v.type, "shape", ())
@@ -104,8 +112,8 @@ def converted_maps(op: Operation, window: List[int]) -> Optional[List[AffineMap]
                 return None
             if not isinstance(e, (AffineDim, AffineConst)):
                 return None  # a stride or dilation other than 1
-        out.append(AffineMap(len(kept), 0, res))
-    return out
+        out.append(AffineMap(len(order), 0, res))
+    return out, [its[d] for d in order]
 
 
 def convert(op: Operation) -> Optional[Operation]:
@@ -119,12 +127,10 @@ def convert(op: Operation) -> Optional[Operation]:
     window = window_dims(op)
     if not window:
         return None
-    maps = converted_maps(op, window)
-    if maps is None:
+    converted = converted_maps(op, window)
+    if converted is None or any(o.name == "linalg.index" for o in op.walk()):
         return None
-    if any(o.name == "linalg.index" for o in op.walk()):
-        return None
-    its = [it for d, it in enumerate(L.iterator_types(op)) if d not in window]
+    maps, its = converted
     op = generalize(op)
     op.attributes["indexing_maps"] = L.maps_attr(maps)
     op.attributes["iterator_types"] = ArrayAttr(tuple(L.iterator_attr(k) for k in its))
