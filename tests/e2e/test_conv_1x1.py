@@ -125,3 +125,24 @@ def test_conv_1x1_on_openmp(form):
     assert "ireec_uk_sgemm(" in out.files["t_kernels.c"]
     got = ireec.compile_source(src, target="openmp").f(x, wt, bias)
     np.testing.assert_allclose(got, _reference(form, x, wt, bias), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("form", ["conv_2d_nchw_fchw", "stablehlo"])
+def test_conv_1x1_on_emulated_cuda(form, tmp_path):
+    """On cuda the collapsed convolution is the device matmul micro-kernel's (run here on the
+    CPU through tests/e2e/cuda_emulation)."""
+    from .test_cuda import CXX, emulated_cuda_library
+
+    if CXX is None:
+        pytest.skip("no C++ compiler (set CXX)")
+    n, h, w, c, f = 2, 6, 10, 16, 24
+    src = tmp_path / "t.mlir"
+    src.write_text(_source(form, n, h, w, c, f))
+    assert "ireec_gpu_matmul_f32(" in compile_to_c(src.read_text(), "t.mlir", target="cuda").files["t_kernels.cu"]
+    lin, lflt, _ = FORMS[form]
+    r = np.random.default_rng(13)
+    x = r.standard_normal([dict(n=n, c=c, h=h, w=w)[d] for d in lin]).astype(np.float32)
+    wt = r.standard_normal([dict(f=f, c=c, h=1, w=1)[d] for d in lflt]).astype(np.float32)
+    bias = r.standard_normal(f).astype(np.float32)
+    m = ireec.load(emulated_cuda_library(src, tmp_path / "cuda"))
+    np.testing.assert_allclose(m.f(x, wt, bias), _reference(form, x, wt, bias), rtol=1e-5, atol=1e-5)
