@@ -62,3 +62,24 @@ func.func @elementwise_stays(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %1 : tensor<4x8xf32>
 }
+
+// A fused consumer reading the result with H and W swapped allows no merge of the result's
+// dims, so the root keeps its loops too (one reassociation per value, at the fixed point).
+// CHECK-LABEL: func.func @transposed_consumer
+// CHECK-NOT:   flow.tensor.reshape
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-NOT:   flow.tensor.reshape
+// CHECK:       return
+func.func @transposed_consumer(%x: tensor<2x8x8x16xf32>, %w: tensor<1x1x16x32xf32>) -> tensor<2x8x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x8x8x16xf32>, tensor<1x1x16x32xf32>) outs(%z : tensor<2x8x8x32xf32>) -> tensor<2x8x8x32xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<2x8x8x32xf32>) outs(%e : tensor<2x8x8x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8x32xf32>
+  return %1 : tensor<2x8x8x32xf32>
+}

@@ -237,12 +237,15 @@ def collapse_region(region_op: Operation) -> bool:
 
     # Captured tensors: one host reshape per value, before the region.
     host = Builder.before(region_op)
+    done: Set[int] = set()
     for op in list(region_op.body.ops):
-        for k, v in enumerate(list(op.operands)):
-            if not isinstance(v.type, T.TensorType) or (isinstance(v.owner, Operation) and id(v.owner) in inside):
+        for v in list(op.operands):
+            if (id(v) in done or not isinstance(v.type, T.TensorType) or op.name == "flow.return"
+                    or (isinstance(v.owner, Operation) and id(v.owner) in inside)):
                 continue
+            done.add(id(v))
             j = joined_of(v)
-            if not j or op.name == "flow.return":
+            if not j:
                 continue
             r = host.create("flow.tensor.reshape", [v], [_collapsed_type(v.type, j)])
             v.replace_uses_if(r.results[0], lambda u: id(u) in inside)
