@@ -8,7 +8,9 @@ from typing import List, Tuple, Type
 
 from .abi.wrap_entry_points import WrapEntryPointsPass
 from .common.linalg_generalize_named_ops import LinalgGeneralizeNamedOpsPass
+from .flow.collapse_dimensions import CollapseDimensionsPass
 from .flow.consteval_jit_globals import ConstEvalJitGlobalsPass
+from .flow.convert_1x1_filter_conv2d_to_matmul import Convert1X1FilterConv2DToMatmulPass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
@@ -78,7 +80,9 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # flow: what runs where.
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
+    ("flow", Convert1X1FilterConv2DToMatmulPass, "convolutions with a 1x1 window and unit strides lose their window loops and become matmul-like generics; after elementwise fusion, so no producer is recomputed inside them"),
     ("flow", FormDispatchRegionsPass, "roots (matmul, conv, reductions, then the rest) with their fusable consumers and cloned fills/empties become dispatch regions"),
+    ("flow", CollapseDimensionsPass, "contiguous parallel dims of contraction regions (a 1x1 convolution's H and W) merge into one, so one micro-kernel call covers the whole image"),
     ("flow", OutlineDispatchRegionsPass, "dispatch regions become flow.executables called by flow.dispatch"),
     ("flow", DeduplicateExecutablesPass, "identical kernels are compiled once"),
     # stream: where every byte lives.

@@ -461,6 +461,9 @@ class ConvertLinalgToLoopsPass(Pass):
         if match is None:
             return False
         a, bm, c = op.operands[:3]
+        a_map, b_map, c_map = maps[:3]
+        if match.swapped:  # the operand indexed by i is the second input
+            a, bm, a_map, b_map = bm, a, b_map, a_map
         if c is a or c is bm:
             return False  # the micro-kernel reads A and B while it writes C
         if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
@@ -482,9 +485,9 @@ class ConvertLinalgToLoopsPass(Pass):
                     total += coeff[d] * x
             return total
 
-        strides = (stride(maps[0], sa, match.i), stride(maps[0], sa, match.k), stride(maps[1], sb, match.k),
-                   stride(maps[1], sb, match.j), stride(maps[2], sc, match.i))
-        if any(x is None for x in strides) or stride(maps[2], sc, match.j) != 1:
+        strides = (stride(a_map, sa, match.i), stride(a_map, sa, match.k), stride(b_map, sb, match.k),
+                   stride(b_map, sb, match.j), stride(c_map, sc, match.i))
+        if any(x is None for x in strides) or stride(c_map, sc, match.j) != 1:
             return False
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
         c0, c1 = ib.const(0), ib.const(1)
@@ -501,7 +504,7 @@ class ConvertLinalgToLoopsPass(Pass):
         for d, k in tile_of.items():
             glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
         origin: List[Value] = []
-        for v, m in ((a, maps[0]), (bm, maps[1]), (c, maps[2])):
+        for v, m in ((a, a_map), (bm, b_map), (c, c_map)):
             origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
         inner.create("iree_codegen.ukernel.generic",
                      [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],

@@ -88,7 +88,7 @@ def lower_to_ukernel(op: Operation, kernel: Operation) -> bool:
         """Element stride of operand ``v`` (map ``m``) along loop ``d`` (0 when unused)."""
         strides, _ = strides_and_offset(v.type)
         for pos, e in enumerate(m.results):
-            if e.pos == d:
+            if getattr(e, "pos", None) == d:
                 return strides[pos]
         return 0
 

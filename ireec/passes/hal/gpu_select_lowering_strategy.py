@@ -38,7 +38,7 @@ from typing import List, Optional, Sequence
 
 from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.affine import AffineDim
+from ...ir.affine import AffineConst, AffineDim
 from ...ir.attributes import DenseArrayAttr, OpaqueAttr, StringAttr
 from ...ir.core import Operation
 from ..common.distribution import is_contraction_like
@@ -58,7 +58,8 @@ def matmul_dims(op: Operation) -> Optional[dict]:
     broadcast along the batch): ``{"batch": [d] or [],
     "m": d, "n": d, "k": d, "element": "f32" | "f16" | "bf16"}``, when its payload is exactly
     ``mulf`` then ``addf`` into the output, every operand has the same element type of
-    :data:`MATMUL_ELEMENT_TYPES` and each indexing map is a projection of plain dims; else
+    :data:`MATMUL_ELEMENT_TYPES` and each indexing map is a projection of plain dims (or 0 at
+    a dim of size 1); else
     None (the op is not one the matmul micro-kernels compute)."""
     if op.name != "linalg.generic" or len(L.inputs(op)) != 2 or len(L.outputs(op)) != 1:
         return None
@@ -78,10 +79,13 @@ def matmul_dims(op: Operation) -> Optional[dict]:
     its = L.iterator_types(op)
     maps = L.indexing_maps(op)
     dims = []
-    for m in maps:
-        if not all(isinstance(e, AffineDim) for e in m.results):
+    for m, v in zip(maps, vals):
+        # A constant 0 may index a dim of size 1 (a 1x1 filter's window after
+        # iree-global-opt-convert-1x1-filter-conv2d-to-matmul); it moves nothing.
+        if not all(isinstance(e, AffineDim) or (isinstance(e, AffineConst) and e.value == 0 and size == 1)
+                   for e, size in zip(m.results, v.type.shape)):
             return None
-        ds = [e.pos for e in m.results]
+        ds = [e.pos for e in m.results if isinstance(e, AffineDim)]
         if len(set(ds)) != len(ds):
             return None
         dims.append(set(ds))

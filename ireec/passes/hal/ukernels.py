@@ -90,6 +90,9 @@ class SgemmMatch:
     batch: List[int]
     taps: List[int] = field(default_factory=list)
     a_coeff: int = 1
+    #: A is the generic's second input and B its first (``C[n, f, hw] += In[n, c, hw] *
+    #: W[f, c]``: the operand indexed by ``i`` comes second); products are commutative.
+    swapped: bool = False
 
 
 #: Smallest reduction (``K``) and output tile (``M * N``) for which a convolution calls the
@@ -105,10 +108,16 @@ def work_floats(mc: int, nc: int, kc: int) -> int:
     return kc * (nc + MAX_NR) + kc * (mc + MAX_MR) + 32
 
 
-def _plain_dims(m) -> Optional[List[int]]:
-    if not all(isinstance(e, AffineDim) for e in m.results):
-        return None
-    dims = [e.pos for e in m.results]
+def _plain_dims(m, shape=None) -> Optional[List[int]]:
+    """The dims of map ``m`` when every result is a distinct dim; with the operand's
+    ``shape``, a constant 0 at a dim of size 1 is allowed too and skipped (a 1x1 filter's
+    window indices after the window loops are dropped)."""
+    dims = []
+    for k, e in enumerate(m.results):
+        if isinstance(e, AffineDim):
+            dims.append(e.pos)
+        elif not (shape is not None and isinstance(e, AffineConst) and e.value == 0 and shape[k] == 1):
+            return None
     return dims if len(set(dims)) == len(dims) else None
 
 
@@ -155,8 +164,9 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
     """The dims of ``op`` when it is an f32 contraction the micro-kernel computes (see the
     module docstring), else None. Works on tensors and memrefs.
 
-    Matmul forms: every operand indexed by plain dims, the batch dims in C and in any of A
-    and B (batch_matmul; a shared weight matrix). Forms
+    Matmul forms: every operand indexed by plain dims (or 0 at a dim of size 1), the batch
+    dims in C and in any of A and B (batch_matmul; a shared weight matrix); A (indexed by
+    ``i``) may be either input (``swapped``). Forms
     with taps (convolutions, ``C[b.., i, j] += A[.., s*i + t.., k] * B[t.., k, j]``): C
     indexed by plain dims ending in ``i, j``; B by plain dims (``k``, ``j`` and taps); each of
     A's indices a sum of dims times constants, ``i`` in one index only, ``k`` alone in one
@@ -174,7 +184,7 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
     its = L.iterator_types(op)
     red = [d for d, it in enumerate(its) if it == L.REDUCTION]
     maps = L.indexing_maps(op)
-    da, db, dc = (_plain_dims(m) for m in maps)
+    da, db, dc = (_plain_dims(m, getattr(v.type, "shape", None)) for m, v in zip(maps, op.operands))
     if dc is None or len(dc) < 2 or any(d in red for d in dc):
         return None
     i, j = dc[-2], dc[-1]
@@ -183,8 +193,9 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
         k = red[0]
         # Batch dims index C; A and B may each lack some (an operand shared across them,
         # e.g. the weights of a dense layer applied to [batch, sequence, features]).
-        if ({i, k} <= set(da) <= set(batch) | {i, k} and {k, j} <= set(db) <= set(batch) | {k, j}):
-            return SgemmMatch(i=i, j=j, k=k, batch=list(batch))
+        for x, y, swapped in ((da, db, False), (db, da, True)):
+            if {i, k} <= set(x) <= set(batch) | {i, k} and {k, j} <= set(y) <= set(batch) | {k, j}:
+                return SgemmMatch(i=i, j=j, k=k, batch=list(batch), swapped=swapped)
         return None
     # Taps: B's dims are k, j and the taps; A's indices are linear in the dims.
     if db is None or j not in db or i in db or any(d in batch for d in db):
