@@ -68,6 +68,8 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
         sgemm = _sgemm_tiles(root, compute, dist, stored, ctx)
         if sgemm is not None:
             tiles = sgemm
+        elif ctx is not None and getattr(ctx.target, "concurrent_workgroups", False):
+            tiles = split_for_concurrency(dist.extents, tiles, root)
         n = len(tiles)
         for k in range(n):
             count[n - 1 - k] = ceil_div(dist.extents[k], tiles[k])
@@ -104,6 +106,30 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     export.attributes["workgroup_count"] = DenseArrayAttr(T.i64, tuple(count))
     export.attributes["workgroup_size"] = DenseArrayAttr(T.i64, (1, 1, 1))
     return count
+
+
+#: Loop iterations (the root's, reductions included) from which a kernel that would run as
+#: one workgroup is cut in two on targets whose workgroups run concurrently: each dispatch
+#: of a call's parallel region ends at a barrier, so a lone workgroup leaves the other
+#: threads waiting (a GELU over 2x16x256, a softmax over 2x4x16 rows of 16).
+MIN_SPLIT_ITERATIONS = 1024
+
+
+def split_for_concurrency(extents: List[int], tiles: List[int], root: Operation) -> List[int]:
+    """``tiles`` (one per distributed dim, outermost first), with the outermost distributed
+    dim of extent >= 2 cut in two halves when the tiles make a single workgroup and the root
+    runs at least :data:`MIN_SPLIT_ITERATIONS` iterations; unchanged otherwise."""
+    if any(-(-e // t) > 1 for e, t in zip(extents, tiles)):
+        return tiles
+    iterations = 1
+    for r in L.loop_ranges(root) if root is not None and L.is_linalg_structured(root) else [0]:
+        iterations *= r or 0
+    cut = [k for k, e in enumerate(extents) if e >= 2]
+    if iterations < MIN_SPLIT_ITERATIONS or not cut:
+        return tiles
+    out = list(tiles)
+    out[cut[0]] = -(-extents[cut[0]] // 2)
+    return out
 
 
 def _ukernel_match(root: Operation, ctx: PassContext):
