@@ -237,3 +237,25 @@ func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>, %w: 
     bad = text.replace("%i, %i, %i) {u_kernel_fn_name", "%i, %i) {u_kernel_fn_name").replace("index, index, index) -> ()", "index, index) -> ()")
     with pytest.raises(CompileError, match="expects 9 index operands"):
         verify(parse_source(bad, "bad.mlir"))
+
+
+def _elementwise_tanh(shape):
+    t = "x".join(str(d) for d in shape) + "xf32"
+    return (f"func.func @f(%a: tensor<{t}>) -> tensor<{t}> {{\n"
+            f"  %r = math.tanh %a : tensor<{t}>\n  return %r : tensor<{t}>\n}}\n")
+
+
+@pytest.mark.parametrize("shape,c_count,omp_count", [
+    ((2, 16, 256), 1, 2),   # 8192 iterations: one workgroup on c, two halves on openmp
+    ((3, 400), 1, 2),       # the outermost dim of extent >= 2 is cut (3 -> tiles of 2)
+    ((8, 8), 1, 1),         # 64 iterations: below MIN_SPLIT_ITERATIONS, one workgroup
+])
+def test_concurrent_targets_split_single_workgroup_kernels(shape, c_count, omp_count):
+    import math
+
+    from ireec.compiler import compile_source
+
+    for target, want in (("c", c_count), ("openmp", omp_count)):
+        hal = compile_source(_elementwise_tanh(shape), "s.mlir", target=target, compile_to="hal").ir_text
+        counts = [int(x) for x in hal.split("workgroup_count = array<i64: ")[1].split(">")[0].split(", ")]
+        assert math.prod(counts) == want, (target, counts)
