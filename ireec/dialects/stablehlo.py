@@ -1948,8 +1948,28 @@ def _verify_dynamic_update_slice(op):
     _check_result_shape(op, src)
 
 
+def _verify_dimension_numbers(name: str, mnemonic: str):
+    """Verifier: attribute ``name`` is present and is a ``#stablehlo.<mnemonic><...>`` the
+    accessors can read (a misspelt ``#stablehlo.gatger<...>`` parses as an opaque attribute)."""
+    def verify(op):
+        if name not in op.attributes:
+            raise V.op_error(op, f"requires attribute '{name}'")
+        accessor = {"gather": gather_dimension_numbers, "scatter": scatter_dimension_numbers,
+                    "conv": conv_dimension_numbers}[mnemonic]
+        try:
+            accessor(op.attributes[name])
+        except (KeyError, ValueError, TypeError, IndexError):
+            raise V.op_error(op, f"expects attribute '{name}' to be a #stablehlo.{mnemonic}<...>, "
+                                 f"got {op.attributes[name]}") from None
+    return verify
+
+
 V.register_verifiers({
     **{f"stablehlo.{n}": _verify_elementwise for n in UNARY_ELEMENTWISE + BINARY_ELEMENTWISE},
+    "stablehlo.gather": _verify_dimension_numbers("dimension_numbers", "gather"),
+    "stablehlo.dynamic_gather": _verify_dimension_numbers("dimension_numbers", "gather"),
+    "stablehlo.scatter": _verify_dimension_numbers("scatter_dimension_numbers", "scatter"),
+    "stablehlo.convolution": _verify_dimension_numbers("dimension_numbers", "conv"),
     "stablehlo.compare": _verify_compare,
     "stablehlo.select": _verify_select,
     "stablehlo.clamp": _verify_clamp,

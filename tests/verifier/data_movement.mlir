@@ -114,3 +114,22 @@ func.func @extract_slice_rank_reduced(%a: tensor<4x8xf32>) -> tensor<8xf32> {
   %0 = tensor.extract_slice %a [1, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+func.func @gather_dimension_numbers(%a: tensor<4x8xi32>, %i: tensor<2x1xi32>) -> tensor<2x8xi32> {
+  // expected-error @+1 {{'stablehlo.gather' op expects attribute 'dimension_numbers' to be a #stablehlo.gather<...>, got #stablehlo.gatger<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}}
+  %0 = "stablehlo.gather"(%a, %i) {dimension_numbers = #stablehlo.gatger<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>} : (tensor<4x8xi32>, tensor<2x1xi32>) -> tensor<2x8xi32>
+  return %0 : tensor<2x8xi32>
+}
+
+// -----
+
+func.func @scatter_dimension_numbers(%a: tensor<4xi32>, %i: tensor<1x1xi32>, %u: tensor<1xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'stablehlo.scatter' op requires attribute 'scatter_dimension_numbers'}}
+  %0 = "stablehlo.scatter"(%a, %i, %u) ({
+  ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+    "stablehlo.return"(%y) : (tensor<i32>) -> ()
+  }) {indices_are_sorted = false, unique_indices = false} : (tensor<4xi32>, tensor<1x1xi32>, tensor<1xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
