@@ -222,6 +222,49 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
  * top of this file): 256 KiB beat 64 KiB and packing at 128^3 .. 512^3. */
 #define IREEC_UK_SGEMM_DIRECT_B_BYTES (256 * 1024)
 
+/* Copies n <= nr floats of a row of B (contiguous) into a packed panel row of nr floats,
+ * zero-padding the rest: whole rows as one fixed-size copy (the compiler's inline moves; a
+ * variable-size memcpy of 32..128 bytes became `rep movs`, which took a quarter of 2048^3). */
+static inline void ireec_uk_sgemm_copy_row(float *dst, const float *src, int64_t n, int nr) {
+  int64_t j;
+  if (n == nr) {
+    switch (nr) {
+      case 32: memcpy(dst, src, 32 * sizeof(float)); return;
+      case 16: memcpy(dst, src, 16 * sizeof(float)); return;
+      case 8: memcpy(dst, src, 8 * sizeof(float)); return;
+      case 4: memcpy(dst, src, 4 * sizeof(float)); return;
+      default: break;
+    }
+  }
+  for (j = 0; j < n; ++j) dst[j] = src[j];
+  for (; j < nr; ++j) dst[j] = 0.0f;
+}
+
+/* Packs the kcur x ncur block of B at b (strides b_k, b_n) into ceil(ncur / nr) panels of
+ * kcur x nr floats at bp (panel p at bp + p * kcur * nr, row-major, zero-padded). With
+ * skip = 1 (B read in place) full panels are left out, with skip = 2 also a last panel of
+ * nr / 2 columns (the half-width kernel reads it in place). B is read row by row, each row
+ * once and in order (a row-major B: ncur contiguous floats), so the hardware prefetcher
+ * streams it; the panels are written nr floats at a time. */
+static void ireec_uk_sgemm_pack_b(int64_t kcur, int64_t ncur, const float *b, int64_t b_k,
+                                  int64_t b_n, int nr, int skip, float *bp) {
+  int64_t k, jr, j;
+  for (k = 0; k < kcur; ++k) {
+    const float *src = b + k * b_k;
+    for (jr = 0; jr < ncur; jr += nr) {
+      const int64_t w = ncur - jr < nr ? ncur - jr : nr;
+      float *dst = bp + jr * kcur + k * nr;
+      if ((skip >= 1 && w == nr) || (skip == 2 && 2 * w == nr)) continue;
+      if (b_n == 1) {
+        ireec_uk_sgemm_copy_row(dst, src + jr, w, nr);
+      } else {
+        for (j = 0; j < w; ++j) dst[j] = src[(jr + j) * b_n];
+        for (; j < nr; ++j) dst[j] = 0.0f;
+      }
+    }
+  }
+}
+
 /* ireec_uk_sgemm: C[i*ldc + j] += sum_k A[i*a_m + k*a_k] * B[k*b_k + j*b_n] for i < M, j < N,
  * k < K in that k order, blocked by mc x nc x kc (see the top of this file); `work` holds
  * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats. Sizes are elements; strides may be any
@@ -256,21 +299,8 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
       const int64_t kcur = K - pc < kc ? K - pc : kc;
       /* B[pc.., jc..] into ceil(ncur / nr) panels of kcur x nr, zero-padded (in the direct
        * case only a last panel that neither the full nor the half-width kernel covers). */
-      for (jr = 0; jr < ncur; jr += nr) {
-        float *panel = bp + jr * kcur;
-        const int64_t w = ncur - jr < nr ? ncur - jr : nr;
-        if (direct && (w == nr || (w == nr / 2 && isa.half != NULL))) continue;
-        for (k = 0; k < kcur; ++k) {
-          const float *src = B + (pc + k) * b_k + (jc + jr) * b_n;
-          float *dst = panel + k * nr;
-          if (b_n == 1) {
-            memcpy(dst, src, (size_t)w * sizeof(float));
-          } else {
-            for (j = 0; j < w; ++j) dst[j] = src[j * b_n];
-          }
-          for (j = w; j < nr; ++j) dst[j] = 0.0f;
-        }
-      }
+      ireec_uk_sgemm_pack_b(kcur, ncur, B + pc * b_k + jc * b_n, b_k, b_n, nr,
+                            direct ? (isa.half != NULL ? 2 : 1) : 0, bp);
       for (ic = 0; ic < M; ic += mc) {
         const int64_t mcur = M - ic < mc ? M - ic : mc;
         /* A[ic.., pc..]: in place (rows contiguous in k), else into a row-major mcur x kcur
