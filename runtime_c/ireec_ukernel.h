@@ -240,6 +240,9 @@ static inline void ireec_uk_sgemm_copy_row(float *dst, const float *src, int64_t
   for (; j < nr; ++j) dst[j] = 0.0f;
 }
 
+#ifndef IREEC_UK_SGEMM_PACK_AHEAD
+#define IREEC_UK_SGEMM_PACK_AHEAD 8
+#endif
 /* Packs the kcur x ncur block of B at b (strides b_k, b_n) into ceil(ncur / nr) panels of
  * kcur x nr floats at bp (panel p at bp + p * kcur * nr, row-major, zero-padded). With
  * skip = 1 (B read in place) full panels are left out, with skip = 2 also a last panel of
@@ -251,6 +254,12 @@ static void ireec_uk_sgemm_pack_b(int64_t kcur, int64_t ncur, const float *b, in
   int64_t k, jr, j;
   for (k = 0; k < kcur; ++k) {
     const float *src = b + k * b_k;
+#if defined(__GNUC__)
+    if (b_n == 1 && k + IREEC_UK_SGEMM_PACK_AHEAD < kcur) {
+      const float *ahead = src + IREEC_UK_SGEMM_PACK_AHEAD * b_k;
+      for (j = 0; j < ncur; j += 16) __builtin_prefetch(ahead + j, 0, 3);
+    }
+#endif
     for (jr = 0; jr < ncur; jr += nr) {
       const int64_t w = ncur - jr < nr ? ncur - jr : nr;
       float *dst = bp + jr * kcur + k * nr;
