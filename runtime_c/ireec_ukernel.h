@@ -291,6 +291,15 @@ static void ireec_uk_sgemm_pack_b(int64_t kcur, int64_t ncur, const float *b, in
     }
     return;
   }
+  if (skip) {
+    /* B read in place: at most the last panel, when it is partial, is packed (a small
+     * problem's call per convolution tap must not pay a loop over B's rows for nothing). */
+    const int64_t w = ncur % nr == 0 ? nr : ncur % nr;
+    if (w == nr || (skip == 2 && 2 * w == nr)) return;
+    for (k = 0; k < kcur; ++k)
+      ireec_uk_sgemm_copy_row(bp + (ncur - w) * kcur + k * nr, b + k * b_k + ncur - w, w, nr);
+    return;
+  }
   for (k = 0; k < kcur; ++k) {
     const float *src = b + k * b_k;
 #if defined(__GNUC__)
@@ -301,9 +310,7 @@ static void ireec_uk_sgemm_pack_b(int64_t kcur, int64_t ncur, const float *b, in
 #endif
     for (jr = 0; jr < ncur; jr += nr) {
       const int64_t w = ncur - jr < nr ? ncur - jr : nr;
-      float *dst = bp + jr * kcur + k * nr;
-      if ((skip >= 1 && w == nr) || (skip == 2 && 2 * w == nr)) continue;
-      ireec_uk_sgemm_copy_row(dst, src + jr, w, nr);
+      ireec_uk_sgemm_copy_row(bp + jr * kcur + k * nr, src + jr, w, nr);
     }
   }
 }
