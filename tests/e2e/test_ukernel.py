@@ -55,7 +55,10 @@ def _operands(m, n, k, layout, seed=0):
     return a, b, a_in, b_in
 
 
-SIZES = [(1, 1, 1), (1, 256, 784), (7, 31, 33), (33, 7, 129), (129, 33, 7), (31, 129, 300), (8, 256, 784)]
+#: The last two pack B (a kc x nc block wider than IREEC_UK_SGEMM_DIRECT_B_BYTES) into full,
+#: half-width and zero-padded panels.
+SIZES = [(1, 1, 1), (1, 256, 784), (7, 31, 33), (33, 7, 129), (129, 33, 7), (31, 129, 300), (8, 256, 784),
+         (67, 1030, 999), (2049, 2047, 33)]
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])

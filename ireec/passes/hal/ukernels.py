@@ -55,7 +55,13 @@ SGEMM = "ireec_uk_sgemm"
 #: the packed A block (MC x KC x 4 = 64 KiB, in the 1 MiB L2) and ``NC`` columns of the
 #: packed B block (KC x NC x 4 = 256 KiB, in L2). Measured on 1024^3 / 512^3 / 2048^3 with
 #: gcc 12 -O3 (2 threads, AVX-512): KC 256 vs 384/512, MC 64 vs 96/128/192 and NC 256 vs 128
-#: were the best or within noise; NC 128 lost 7 % at 1024^3.
+#: were the best or within noise; NC 128 lost 7 % at 1024^3. Measured again at 2048^3 on one
+#: thread once B was packed row by row (the header's ``ireec_uk_sgemm_pack_b``; CPU time,
+#: interleaved runs, median of 5): 72.2 ms here, NC 512 (with 512-column tiles) 74.4 ms,
+#: KC 512 71.1 ms (1.5 %, for a B panel over L1 and a 720 KiB work array: not taken), A packed
+#: instead of read in place 78.8 ms. Large sizes lost to the packing's speed, not to this
+#: blocking: 2048^3 now runs at the efficiency of 1024^3 (the same 236 GFLOP/s, 82 % of the
+#: one-thread FMA peak of ``benchmarks/peak.py`` on the loaded machine).
 MC, NC, KC = 64, 256, 256
 
 #: Workgroup tile (rows, columns) of the output: each workgroup packs its own B block once
@@ -64,7 +70,9 @@ MC, NC, KC = 64, 256, 256
 #: 2 threads: 1024^3 4.8 vs 5.6 ms, 2048^3 46.6 vs 51.3 ms, 4096x1024x1024 equal). On
 #: targets whose workgroups run concurrently (``Target.concurrent_workgroups``: openmp) a
 #: dim is cut into nearly equal parts, at least two (e.g. an 8 x 256 MLP layer: two 8 x 128
-#: tiles), with an even workgroup count.
+#: tiles), with an even workgroup count. Taller tiles pack each B block fewer times, but at
+#: 2048^3 on one thread 512, 1024 and 2048 rows took 72.2, 72.5 and 73.3 ms (B's packing is
+#: 5 % of the time; a taller tile's C leaves L2): kept.
 WORKGROUP_TILE = (512, 256)
 
 #: Bytes of stack ``ireec_uk_sgemm`` itself takes besides the caller's ``work`` array: its
