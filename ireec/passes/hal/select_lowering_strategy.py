@@ -201,8 +201,8 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     """Workgroup tiles of a kernel whose root is an im2col convolution: the whole extent
     along the output channels (up to :data:`.ukernels.WORKGROUP_TILE`) and the GEMM's pixel
     dims, 1 along other dims (batch); cut for concurrency as other kernels
-    (:func:`split_for_concurrency`) and halved while the per-tile temporaries exceed the
-    stack limit; None for other kernels."""
+    (:func:`split_for_concurrency`) and halved (rows first, the GEMM's pixel dim last) while
+    the per-tile temporaries exceed the stack limit; None for other kernels."""
     match = _im2col_match(root, ctx)
     if match is None:
         return None
@@ -218,9 +218,13 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
             tiles.append(1)
     if split:
         tiles = split_for_concurrency(dist.extents, tiles, root)
+    # Halve the rows (r) first, then the output channels, then the GEMM's pixel dim q: a
+    # chunk of whole rows of q is one flat axis of the GEMM.
+    dims = list(dist.loop_dims[root])
+    rank = {r: 0, match.f: 1, q: 2}
     group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in L.inputs(o))]
     while temporaries(group, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
-        k = max(range(len(tiles)), key=lambda x: (tiles[x], x))
+        k = min((x for x in range(len(tiles)) if tiles[x] > 1), key=lambda x: (rank.get(dims[x], 3), x))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles
 
