@@ -550,7 +550,8 @@ class ConvertLinalgToLoopsPass(Pass):
         if not all(isinstance(v, int) for v in list(sw.values()) + list(sc.values())):
             return False
         red = match.red
-        if any(sw[a] != sw[b] * ranges[b] for a, b in zip(red, red[1:])):
+        wide = [d for d in red if ranges[d] > 1]  # dims of range 1 add nothing to the index
+        if not wide or any(sw[a] != sw[b] * ranges[b] for a, b in zip(wide, wide[1:])):
             return False  # the window is not one flat axis of the filter
         r, q = IM.gemm_pixel_dims(match, out_dims)
         rows_are_pixels = sc[match.f] == 1  # NHWC: C[p, f]
@@ -625,7 +626,7 @@ class ConvertLinalgToLoopsPass(Pass):
         w_org = _operand_indices(inner, w, w_map, giv, g, tile_of, tiles)
         c_org = _operand_indices(inner, c, c_map, giv, g, tile_of, tiles)
         col_org = [c0, c0]
-        sw_k, ldc = sw[red[-1]], (sc[q] if rows_are_pixels else sc[match.f])
+        sw_k, ldc = sw[wide[-1]], (sc[q] if rows_are_pixels else sc[match.f])
         if rows_are_pixels:  # C[p, f] += Col[p, k] * W[k, f]
             operands = [col, w, c, work] + col_org + w_org + c_org + [npix, ubs[match.f], ibi.const(k_total)]
             strides = (k_total, 1, sw_k, sw[match.f], ldc)

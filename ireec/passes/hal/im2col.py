@@ -79,7 +79,8 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
     (module docstring), else None. ``order``: the plain nest's loop order (default
     :func:`stride_order`). Requires: a multiply-accumulate generic with static ranges; the
     output indexed by distinct plain parallel dims; a filter indexed by plain dims: every
-    reduction dim, consecutive and in ``order``'s order, plus one parallel dim ``f`` of the
+    reduction dim, those of range > 1 consecutive and in ``order``'s order, plus one parallel
+    dim ``f`` of the
     output; an image indexed by sums of dims times positive constants, with every parallel
     dim but ``f`` and every reduction dim; ``K >= CONV_MIN_K``; and no micro-kernel match of
     :func:`.ukernels.match_sgemm` (which takes the op first)."""
@@ -108,8 +109,9 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
         fs = [d for d in dw if d not in red_set]
         if len(fs) != 1 or fs[0] not in dc or set(dw) != red_set | {fs[0]}:
             continue
-        pos = [dw.index(d) for d in red]
-        if pos != list(range(pos[0], pos[0] + len(pos))):
+        # Dims of range 1 (one input channel) take no part in the order.
+        pos = [dw.index(d) for d in red if ranges[d] > 1]
+        if pos and pos != list(range(pos[0], pos[0] + len(pos))):
             continue
         coeffs = [UK.linear_coefficients(e) for e in maps[1 - w].results]
         if any(c is None or any(x <= 0 for x in c.values()) for c in coeffs):
