@@ -193,3 +193,42 @@ func.func @f(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x7x7
     wide = _conv_src("nhwc", 1, 16, 8, 8, 8, 3, 3)
     text = compile_to_c(wide, "t.mlir", target="c").files["t_kernels.c"]
     assert "ireec_uk_sgemm(" in text
+
+
+def test_image_prologue_is_applied_while_packing():
+    """A convolution whose body scales the image first (an average pool's ``/ 4`` fused
+    into the next convolution, as in JAX's LeNet) packs ``x / 4`` into the patches; under
+    --strict-fp the result is bitwise the plain nest's (kh, kw, c order)."""
+    src = """
+func.func @f(%x: tensor<1x9x8x3xf32>, %w: tensor<3x3x3x5xf32>) -> tensor<1x7x6x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x6x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x6x5xf32>) -> tensor<1x7x6x5xf32>
+  %r = linalg.generic {indexing_maps = [
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>,
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (kh, kw, c, f)>,
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh, ow, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x9x8x3xf32>, tensor<3x3x3x5xf32>) outs(%z : tensor<1x7x6x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %four = arith.constant 4.0 : f32
+    %q = arith.divf %a, %four : f32
+    %p = arith.mulf %q, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x7x6x5xf32>
+  return %r : tensor<1x7x6x5xf32>
+}
+"""
+    assert "ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
+    r = np.random.default_rng(2)
+    x = r.standard_normal((1, 9, 8, 3)).astype(np.float32)
+    flt = r.standard_normal((3, 3, 3, 5)).astype(np.float32)
+    want = np.zeros((1, 7, 6, 5), np.float32)
+    for a in range(3):
+        for b in range(3):
+            for ch in range(3):
+                want = want + (x[:, a:a + 7, b:b + 6, ch:ch + 1] / np.float32(4)) * flt[a, b, ch]
+    np.testing.assert_allclose(ireec.compile_source(src, target="openmp").f(x, flt), want, rtol=1e-4, atol=1e-4)
+    strict = get_target("c").configure(strict_fp=True)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt), want)

@@ -618,6 +618,13 @@ class ConvertLinalgToLoopsPass(Pass):
             pflat = pb.create("arith.addi", [pflat, local[q]], [T.index]).result
         xi = _operand_indices(pb, x, x_map, piv, glob_of(pb, piv), tile_of, tiles)
         val = pb.create("memref.load", [x] + xi, [T.f32]).result
+        img_arg, flt_arg = op.body.args[1 - match.w], op.body.args[match.w]
+        mapping: Dict[Value, Value] = {img_arg: val}
+        for pre in IM.image_prologue(op, 1 - match.w):  # e.g. a fused average pool's "/ 4"
+            pb.insert(pre.clone(mapping))
+        mul = list(op.body.ops)[-3]
+        image_value = next(v for v in mul.operands if v is not flt_arg)
+        val = mapping.get(image_value, image_value)
         pb.create("memref.store", [val, col] + ([pflat, kflat] if rows_are_pixels else [kflat, pflat]), [])
         # 2. One sgemm over the chunk with K = the whole window.
         giv = list(ivs)

@@ -89,8 +89,6 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
     ins, outs = L.inputs(op), L.outputs(op)
     if len(ins) != 2 or len(outs) != 1 or not all(UK._is_f32(v) for v in ins + outs):
         return None
-    if not UK._multiply_accumulate(op):
-        return None
     ranges = L.loop_ranges(op)
     if any(r is None for r in ranges):
         return None
@@ -104,7 +102,7 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
     red = [d for d in order if d in red_set]
     for w in (0, 1):
         dw = UK._plain_dims(maps[w])
-        if dw is None:
+        if dw is None or image_prologue(op, 1 - w) is None:
             continue
         fs = [d for d in dw if d not in red_set]
         if len(fs) != 1 or fs[0] not in dc or set(dw) != red_set | {fs[0]}:
@@ -127,6 +125,40 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
             return None
         return Im2colMatch(w=w, f=fs[0], pixels=pixels, red=red, k=k)
     return None
+
+
+#: Ops an image prologue may hold: elementwise arithmetic without regions or side effects.
+_PROLOGUE_OPS = {"arith.constant", "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+                 "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.select",
+                 "arith.cmpf", "math.absf", "math.exp", "math.tanh", "math.sqrt"}
+
+
+def image_prologue(op, x: int) -> Optional[list]:
+    """The body ops of generic ``op`` computed from its image (input ``x``) alone before the
+    multiply-accumulate (e.g. an average pool's ``/ 4`` fused into the next convolution),
+    applied while packing ``Col``; ``[]`` for a plain ``out + a * b`` body, None when the
+    body is not ``pre(image) * filter`` added to the output (in either operand order)."""
+    ops = list(op.body.ops)
+    if len(ops) < 3 or [o.name for o in ops[-3:]] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return None
+    args = op.body.args
+    img, flt, out = args[x], args[1 - x], args[2]
+    pre, (mul, add, yld) = ops[:-3], ops[-3:]
+    inside = {id(v) for v in args} | {id(r) for o in ops for r in o.results}
+    known = {id(img)}
+    for o in pre:
+        if o.name not in _PROLOGUE_OPS or o.regions or len(o.results) != 1:
+            return None
+        if any(id(v) in inside and id(v) not in known for v in o.operands):
+            return None  # reads the filter, the output or a later value
+        known.add(id(o.results[0]))
+    value = next((v for v in mul.operands if v is not flt), None)
+    if not any(v is flt for v in mul.operands) or value is None or id(value) not in known:
+        return None
+    if {id(v) for v in add.operands} != {id(mul.results[0]), id(out)} or len(add.operands) != 2 \
+            or yld.operands[0] is not add.results[0]:
+        return None
+    return pre
 
 
 def col_budget(max_stack_bytes: Optional[int]) -> int:
