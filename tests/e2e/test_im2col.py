@@ -101,8 +101,8 @@ CASES = [  # layout, n, c, h, w, f, kh, kw, stride, dilation, pad
     ("nchw", 2, 3, 17, 13, 10, 3, 3, 2, 1, 1),   # batch 2, strided, padded
     ("nchw", 1, 2, 16, 15, 7, 3, 3, 1, 2, 0),    # dilated
     ("nhwc", 1, 3, 20, 18, 16, 3, 3, 1, 1, 1),   # padded RGB stem
-    ("nhwc", 2, 1, 28, 28, 6, 5, 5, 1, 1, 0),    # batch 2, one channel
-    ("nhwc", 1, 4, 19, 23, 9, 3, 3, 2, 2, 0),    # strided and dilated
+    ("nhwc", 2, 1, 28, 28, 16, 5, 5, 1, 1, 0),   # batch 2, one channel
+    ("nhwc", 1, 4, 19, 23, 20, 3, 3, 2, 2, 0),   # strided and dilated
 ]
 
 
@@ -118,15 +118,15 @@ def test_im2col_conv_matches_numpy(target, layout, n, c, h, w, f, kh, kw, stride
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(c * kh * kw))
 
 
-@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+@pytest.mark.parametrize("layout,f", [("nchw", 8), ("nhwc", 16)])
 @pytest.mark.parametrize("kh,kw,uses", [(4, 4, True), (3, 5, False)])
-def test_window_threshold(layout, kh, kw, uses):
+def test_window_threshold(layout, f, kh, kw, uses):
     """One input channel: a 4x4 window (K = 16 = CONV_MIN_K) takes im2col, a 3x5 one
     (K = 15) keeps the loop nest; both match numpy."""
-    src = _conv_src(layout, 1, 1, 12, 12, 8, kh, kw)
+    src = _conv_src(layout, 1, 1, 12, 12, f, kh, kw)
     kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
     assert ("ireec_uk_sgemm(" in kernels) == uses
-    x, flt, b = _operands(layout, 1, 1, 12, 12, 8, kh, kw)
+    x, flt, b = _operands(layout, 1, 1, 12, 12, f, kh, kw)
     got = ireec.compile_source(src, target="c").f(x, flt, b)
     np.testing.assert_allclose(got, _reference(layout, x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-4)
 
@@ -135,12 +135,24 @@ def test_window_threshold(layout, kh, kw, uses):
 def test_strict_fp_keeps_the_loop_nest_bits(layout):
     """Under --strict-fp each output adds its products in the plain nest's order (the
     window as one flat axis in the filter's layout order): bitwise the f32 reference."""
-    args = (layout, 1, 3, 11, 10, 12, 3, 3)
+    args = (layout, 1, 3, 11, 10, 16, 3, 3)
     src = _conv_src(*args, stride=1, dilation=1, pad=0)
+    assert "ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
     x, flt, b = _operands(*args)
     strict = get_target("c").configure(strict_fp=True)
     want = _reference(layout, x, flt, b, 1, 1, 0, dtype=np.float32)
     np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt, b), want)
+
+
+@pytest.mark.parametrize("f,uses", [(15, False), (16, True)])
+def test_nhwc_needs_enough_output_channels(f, uses):
+    """NHWC: the output channels are the GEMM's contiguous columns; fewer than
+    MIN_NHWC_CHANNELS (16) keep the loop nest (JAX LeNet's 6-channel first layer)."""
+    src = _conv_src("nhwc", 1, 1, 12, 12, f, 5, 5)
+    assert ("ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text) == uses
+    x, flt, b = _operands("nhwc", 1, 1, 12, 12, f, 5, 5)
+    got = ireec.compile_source(src, target="openmp").f(x, flt, b)
+    np.testing.assert_allclose(got, _reference("nhwc", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-4)
 
 
 def test_small_stack_budget_packs_chunks(tmp_path, capsys):
@@ -190,9 +202,9 @@ func.func @f(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x7x7
     want = _reference("nchw", x, flt, np.zeros(4, np.float32), 1, 1, 0)
     got = ireec.compile_source(src, target="c").f(x, flt)
     np.testing.assert_allclose(np.maximum(got, 0), want, rtol=1e-4, atol=1e-4)
-    wide = _conv_src("nhwc", 1, 16, 8, 8, 8, 3, 3)
-    text = compile_to_c(wide, "t.mlir", target="c").files["t_kernels.c"]
-    assert "ireec_uk_sgemm(" in text
+    wide = _conv_src("nhwc", 1, 16, 12, 12, 20, 3, 3)
+    assert "ireec.im2col" not in compile_to_c(wide, "t.mlir", target="c", compile_to="hal").ir_text
+    assert "ireec_uk_sgemm(" in compile_to_c(wide, "t.mlir", target="c").files["t_kernels.c"]
 
 
 def test_image_prologue_is_applied_while_packing():
@@ -200,31 +212,31 @@ def test_image_prologue_is_applied_while_packing():
     into the next convolution, as in JAX's LeNet) packs ``x / 4`` into the patches; under
     --strict-fp the result is bitwise the plain nest's (kh, kw, c order)."""
     src = """
-func.func @f(%x: tensor<1x9x8x3xf32>, %w: tensor<3x3x3x5xf32>) -> tensor<1x7x6x5xf32> {
+func.func @f(%x: tensor<1x9x8x3xf32>, %w: tensor<3x3x3x16xf32>) -> tensor<1x7x6x16xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x7x6x5xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x6x5xf32>) -> tensor<1x7x6x5xf32>
+  %e = tensor.empty() : tensor<1x7x6x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x6x16xf32>) -> tensor<1x7x6x16xf32>
   %r = linalg.generic {indexing_maps = [
         affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>,
         affine_map<(n, f, oh, ow, c, kh, kw) -> (kh, kw, c, f)>,
         affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh, ow, f)>],
       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%x, %w : tensor<1x9x8x3xf32>, tensor<3x3x3x5xf32>) outs(%z : tensor<1x7x6x5xf32>) {
+      ins(%x, %w : tensor<1x9x8x3xf32>, tensor<3x3x3x16xf32>) outs(%z : tensor<1x7x6x16xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %four = arith.constant 4.0 : f32
     %q = arith.divf %a, %four : f32
     %p = arith.mulf %q, %b : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
-  } -> tensor<1x7x6x5xf32>
-  return %r : tensor<1x7x6x5xf32>
+  } -> tensor<1x7x6x16xf32>
+  return %r : tensor<1x7x6x16xf32>
 }
 """
     assert "ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
     r = np.random.default_rng(2)
     x = r.standard_normal((1, 9, 8, 3)).astype(np.float32)
-    flt = r.standard_normal((3, 3, 3, 5)).astype(np.float32)
-    want = np.zeros((1, 7, 6, 5), np.float32)
+    flt = r.standard_normal((3, 3, 3, 16)).astype(np.float32)
+    want = np.zeros((1, 7, 6, 16), np.float32)
     for a in range(3):
         for b in range(3):
             for ch in range(3):

@@ -173,6 +173,13 @@ def col_budget(max_stack_bytes: Optional[int]) -> int:
 MIN_CHUNK_PIXELS = 8
 
 
+#: Fewest output channels of an NHWC convolution (the GEMM's columns, contiguous in the
+#: output) for im2col: narrower ones leave most of the micro-kernel's 16- or 32-wide
+#: register tile empty. JAX's LeNet (gcc 12, AMD EPYC, AVX-512): its 6-channel first
+#: convolution was slower by im2col than as the loop nest, its 16-channel second faster.
+MIN_NHWC_CHANNELS = 16
+
+
 def chunk_pixels(k: int, tile_pixels: int, budget: int) -> int:
     """Output pixels per ``Col`` chunk for a window of ``k`` elements and a workgroup tile
     of ``tile_pixels`` pixels: all of them when ``4 * k * tile_pixels`` fits ``budget``

@@ -189,12 +189,17 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
 
 def _im2col_match(root: Operation, ctx: PassContext):
     """The :class:`.im2col.Im2colMatch` of ``root`` when the target has the sgemm
-    micro-kernel and ``root`` is a convolution it computes by im2col, else None."""
+    micro-kernel and ``root`` is a convolution it computes by im2col (an NHWC one with at
+    least :data:`.im2col.MIN_NHWC_CHANNELS` output channels), else None."""
     if ctx is None or UK.SGEMM not in getattr(ctx.target, "ukernels", ()) or root is None:
         return None
     if not L.is_linalg_structured(root):
         return None
-    return IM.match_im2col(root)
+    match = IM.match_im2col(root)
+    if match is not None and L.indexing_maps(root)[2].results[-1].pos == match.f \
+            and L.loop_ranges(root)[match.f] < IM.MIN_NHWC_CHANNELS:
+        return None  # NHWC with few output channels: narrow GEMM columns
+    return match
 
 
 def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
