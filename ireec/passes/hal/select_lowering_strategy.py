@@ -222,7 +222,13 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
         else:
             tiles.append(1)
     if split:
-        tiles = split_for_concurrency(dist.extents, tiles, root)
+        # Cut the rows (r) rather than the output channels: each thread then packs only
+        # its own patches.
+        dims = list(dist.loop_dims[root])
+        order = sorted(range(len(tiles)), key=lambda x: (dims[x] != r, x))  # r first
+        cut = split_for_concurrency([dist.extents[x] for x in order], [tiles[x] for x in order], root)
+        for pos, x in enumerate(order):
+            tiles[x] = cut[pos]
     # Halve the rows (r) first, then the output channels, then the GEMM's pixel dim q: a
     # chunk of whole rows of q is one flat axis of the GEMM.
     dims = list(dist.loop_dims[root])
