@@ -50,7 +50,11 @@ inside loops over its batch dims, one ``iree_codegen.ukernel.generic`` op callin
 the packed panels: bounded by the blocking, which ``--max-stack-bytes`` shrinks), the
 indices of the tile's first element in A, B and C, and the sizes M, N, K; its attributes:
 ``fn_name``, ``strides`` (A's along i and k, B's along k and j, C's along i, in elements)
-and ``blocking`` (MC, NC, KC).
+and ``blocking`` (MC, NC, KC). A convolution marked ``ireec.im2col`` (:mod:`.im2col`)
+becomes, inside loops over its other pixel dims, a loop over chunks of the tile's output
+pixels, each a copy nest packing the chunk's patches into a ``Col`` stack array (the
+body's image prologue applied on the way) and one ``iree_codegen.ukernel.generic`` with
+``Col`` as A (NHWC) or B (NCHW) and the whole window as K.
 """
 from __future__ import annotations
 
