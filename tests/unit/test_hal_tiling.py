@@ -54,9 +54,7 @@ def test_lowering_config_on_root_before_bufferization():
     (MM_RELU, (2, 2, 1)),
     # On c (one thread) a micro-kernel tile covers 67x71; one workgroup per batch.
     (BATCH_MATMUL, (1, 1, 3)),
-    # im2col (5 input channels): (oh, ow, f) = 17x21x70 tiled 2x21x70, whole rows of ow and
-    # all channels, oh halved until the fused temporaries fit 32 KiB.
-    (CONV, (1, 1, 9)),
+    (CONV, (2, 1, 17)),  # (oh, ow, f) = 17x21x70 tiled 1x21x64
 ])
 def test_workgroup_counts(src, count):
     m = run_to(src, "hal")

@@ -174,10 +174,29 @@ MIN_CHUNK_PIXELS = 8
 
 
 #: Fewest output channels of an NHWC convolution (the GEMM's columns, contiguous in the
-#: output) for im2col: narrower ones leave most of the micro-kernel's 16- or 32-wide
-#: register tile empty. JAX's LeNet (gcc 12, AMD EPYC, AVX-512): its 6-channel first
-#: convolution was slower by im2col than as the loop nest, its 16-channel second faster.
-MIN_NHWC_CHANNELS = 16
+#: output) for im2col, and fewest input channels per filter tap (the plain nest's rows of
+#: contiguous products) unless the body has an image prologue. The NHWC loop nest
+#: vectorizes along the output channels and is hard to beat for thin inputs; measured with
+#: gcc 12 on an AMD EPYC (AVX-512), c target, im2col / loop nest: 64x64x3 -> 32 (3x3) 1.5x
+#: slower, 28x28x8 -> 16 (3x3) 1.05x slower, 28x28x6 -> 16 (5x5) 1.25x slower, 28x28x15 ->
+#: 32 (3x3) 1.26x faster; JAX LeNet's 6 -> 16 (5x5) with a fused average pool's "/ 4",
+#: which the nest recomputes for every output channel and im2col once per patch element,
+#: faster (the model 1.14x), its 1 -> 6 (5x5) slower.
+MIN_NHWC_CHANNELS, MIN_NHWC_TAP_CHANNELS = 16, 12
+
+
+def profitable(op, match: Im2colMatch) -> bool:
+    """Whether im2col is expected to beat the loop nest for ``op``: always in the NCHW form
+    (the nest's rows are the short output rows), and in the NHWC form (the output channels
+    contiguous) with :data:`MIN_NHWC_CHANNELS` output channels and either
+    :data:`MIN_NHWC_TAP_CHANNELS` input channels per tap or an image prologue."""
+    out = L.indexing_maps(op)[2].results
+    if out[-1].pos != match.f:
+        return True
+    ranges = L.loop_ranges(op)
+    if ranges[match.f] < MIN_NHWC_CHANNELS:
+        return False
+    return ranges[match.red[-1]] >= MIN_NHWC_TAP_CHANNELS or bool(image_prologue(op, 1 - match.w))
 
 
 def chunk_pixels(k: int, tile_pixels: int, budget: int) -> int:

@@ -189,17 +189,14 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
 
 def _im2col_match(root: Operation, ctx: PassContext):
     """The :class:`.im2col.Im2colMatch` of ``root`` when the target has the sgemm
-    micro-kernel and ``root`` is a convolution it computes by im2col (an NHWC one with at
-    least :data:`.im2col.MIN_NHWC_CHANNELS` output channels), else None."""
+    micro-kernel and ``root`` is a convolution it computes by im2col, where that is
+    expected to be faster than the loop nest (:func:`.im2col.profitable`), else None."""
     if ctx is None or UK.SGEMM not in getattr(ctx.target, "ukernels", ()) or root is None:
         return None
     if not L.is_linalg_structured(root):
         return None
     match = IM.match_im2col(root)
-    if match is not None and L.indexing_maps(root)[2].results[-1].pos == match.f \
-            and L.loop_ranges(root)[match.f] < IM.MIN_NHWC_CHANNELS:
-        return None  # NHWC with few output channels: narrow GEMM columns
-    return match
+    return match if match is not None and IM.profitable(root, match) else None
 
 
 def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
@@ -215,8 +212,8 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     split = bool(getattr(ctx.target, "concurrent_workgroups", False))
     tiles = []
     for k, d in enumerate(dist.loop_dims[root]):
-        if d == match.f:
-            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[0], split))
+        if d == match.f:  # not cut for concurrency: threads would pack the same patches
+            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[0], False))
         elif d in (r, q):
             tiles.append(dist.extents[k])
         else:
