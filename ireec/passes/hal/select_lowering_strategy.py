@@ -105,8 +105,10 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
             root.attributes["iree_codegen.ukernel"] = OpaqueAttr(
                 f'#iree_codegen.ukernel_descriptor<"{UK.SGEMM}", memref>')
             root.attributes["ireec.ukernel_blocking"] = DenseArrayAttr(T.i64, (mc, nc, kc))
-        elif _im2col_match(root, ctx) is not None:
-            levels += _im2col_config(root, _im2col_match(root, ctx), per_loop, ctx)
+        else:
+            conv = _im2col_match(root, ctx)
+            if conv is not None:
+                levels += _im2col_config(root, conv, per_loop, ctx)
         text = ", ".join("[" + ", ".join(str(t) for t in lv) + "]" for lv in levels)
         root.attributes["lowering_config"] = OpaqueAttr(f"#iree_codegen.lowering_config<tile_sizes = [{text}]>")
     kernel.attributes["translation_info"] = OpaqueAttr(
