@@ -50,7 +50,11 @@ inside loops over its batch dims, one ``iree_codegen.ukernel.generic`` op callin
 the packed panels: bounded by the blocking, which ``--max-stack-bytes`` shrinks), the
 indices of the tile's first element in A, B and C, and the sizes M, N, K; its attributes:
 ``fn_name``, ``strides`` (A's along i and k, B's along k and j, C's along i, in elements)
-and ``blocking`` (MC, NC, KC).
+and ``blocking`` (MC, NC, KC). A convolution marked ``ireec.im2col`` (:mod:`.im2col`)
+becomes, inside loops over its other pixel dims, a loop over chunks of the tile's output
+pixels, each a copy nest packing the chunk's patches into a ``Col`` stack array (the
+body's image prologue applied on the way) and one ``iree_codegen.ukernel.generic`` with
+``Col`` as A (NHWC) or B (NCHW) and the whole window as K.
 """
 from __future__ import annotations
 
@@ -63,6 +67,7 @@ from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ...dialects.memref import build_alloc
 from .bufferize import segment_sizes
+from . import im2col as IM
 from . import ukernels as UK
 from .memref_utils import strides_and_offset
 from ..pass_base import Pass, PassContext, register_pass
@@ -367,8 +372,9 @@ class ConvertLinalgToLoopsPass(Pass):
         tile_of = {d: k for k, d in enumerate(dist) if d >= 0}
         # All bounds before the outermost loop.
         ubs = [tiles.sizes[tile_of[d]] if d in tile_of else ib.const(r) for d, r in enumerate(ranges)]
-        if "ireec.ukernel_blocking" in op.attributes and ConvertLinalgToLoopsPass._lower_to_ukernel(
-                op, ubs, tile_of, tiles, ib):
+        if "ireec.ukernel_blocking" in op.attributes and (
+                ConvertLinalgToLoopsPass._lower_to_ukernel(op, ubs, tile_of, tiles, ib)
+                or ConvertLinalgToLoopsPass._lower_im2col(op, ubs, tile_of, tiles, ib)):
             op.erase()
             return
         order = loop_order(op, len(ranges))
@@ -509,6 +515,137 @@ class ConvertLinalgToLoopsPass(Pass):
         inner.create("iree_codegen.ukernel.generic",
                      [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
+                         if k in op.attributes},
+                      "u_kernel_fn_name": StringAttr(UK.SGEMM),
+                      "strides": DenseArrayAttr(T.i64, strides),
+                      "blocking": DenseArrayAttr(T.i64, (mc, nc, kc))})
+        return True
+
+    @staticmethod
+    def _lower_im2col(op: Operation, ubs: List[Value], tile_of: Dict[int, int], tiles,
+                      ib: "_IndexBuilder") -> bool:
+        """Replace memref convolution ``op`` marked ``ireec.im2col`` (:mod:`.im2col`) by loops
+        over its outer pixel dims and chunks of pixels, each packing the chunk's patches into
+        a ``Col`` stack array and calling ``ireec_uk_sgemm`` once with the whole window as
+        ``K``; False (nothing built) when the filter's window is not one flat axis in the
+        nest's reduction order, the output's contiguous dim is neither ``f`` nor a pixel dim,
+        or an operand has no static strides."""
+        marker = op.attributes.get("ireec.im2col")
+        if marker is None:
+            return False
+        maps = generic_maps(op)
+        ranges = generic_loop_ranges(op)
+        match = IM.match_im2col(op, loop_order(op, len(ranges)))
+        k_total, pixels = (int(x) for x in marker.value)
+        if match is None or match.k != k_total or pixels <= 0:
+            return False
+        w, x, c = op.operands[match.w], op.operands[1 - match.w], op.operands[2]
+        w_map, x_map, c_map = maps[match.w], maps[1 - match.w], maps[2]
+        if c is w or c is x or any(isinstance(v.owner, Operation) and v.owner.name in
+                                   ("memref.get_global", "arith.constant") for v in (w, x, c)):
+            return False
+        try:
+            sw, sc = (strides_and_offset(v.type)[0] for v in (w, c))
+        except ValueError:
+            return False
+        w_dims, out_dims = [e.pos for e in w_map.results], [e.pos for e in c_map.results]
+        sw = dict(zip(w_dims, sw))
+        sc = dict(zip(out_dims, sc))
+        if not all(isinstance(v, int) for v in list(sw.values()) + list(sc.values())):
+            return False
+        red = match.red
+        wide = [d for d in red if ranges[d] > 1]  # dims of range 1 add nothing to the index
+        if not wide or any(sw[a] != sw[b] * ranges[b] for a, b in zip(wide, wide[1:])):
+            return False  # the window is not one flat axis of the filter
+        r, q = IM.gemm_pixel_dims(match, out_dims)
+        rows_are_pixels = sc[match.f] == 1  # NHWC: C[p, f]
+        if not rows_are_pixels and sc[q] != 1:
+            return False
+        q_full = _const_index(ubs[q]) == ranges[q]
+        merge = (r is not None and q_full and pixels % ranges[q] == 0
+                 and sc[r] == ranges[q] * sc[q])
+        width = ranges[q] if merge else 1
+        cd = r if merge else q  # the dim chunks step along
+        step = pixels // width
+        mc, nc, kc = (int(v) for v in op.attributes["ireec.ukernel_blocking"].value)
+        b = ib.b
+        c0, c1, cstep = ib.const(0), ib.const(1), ib.const(step)
+        col_shape = (pixels, k_total) if rows_are_pixels else (k_total, pixels)
+        col = build_alloc(b, "memref.alloca", T.MemRefType(col_shape, T.f32)).result
+        work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
+                           attrs={"ireec.ukernel_work": UnitAttr()}).result
+        ivs: List[Value] = [c0] * len(ranges)
+        inner = b
+        for d in match.pixels:
+            if d not in (cd, q):
+                body = for_loop(inner, c0, ubs[d], c1)
+                ivs[d] = body.args[0]
+                inner = Builder(body, 0, op.loc)
+        body = for_loop(inner, c0, ubs[cd], cstep)
+        start = body.args[0]
+        inner = Builder(body, 0, op.loc)
+        rest = inner.create("arith.subi", [ubs[cd], start], [T.index]).result
+        count = inner.create("arith.minsi", [cstep, rest], [T.index]).result
+        ibi = _IndexBuilder(inner, {})
+        npix = inner.create("arith.muli", [count, ibi.const(width)], [T.index]).result if merge else count
+
+        def glob_of(bb: Builder, iv: List[Value]) -> List[Value]:
+            g = list(iv)
+            for d, k in tile_of.items():
+                g[d] = bb.create("arith.addi", [tiles.offsets[k], iv[d]], [T.index]).result
+            return g
+
+        # 1. Pack: Col[(red..), p] (or Col[p, (red..)]), the chunk's pixels p = (rows, q).
+        pix_loops = [(cd, count)] + ([(q, ubs[q])] if merge else [])
+        red_loops = [(d, ibi.const(ranges[d])) for d in red]
+        nest = pix_loops + red_loops if rows_are_pixels else red_loops + pix_loops
+        pb = inner
+        piv = list(ivs)
+        local: Dict[int, Value] = {}
+        for d, ub in nest:
+            blk = for_loop(pb, c0, ub, c1)
+            local[d] = blk.args[0]
+            pb = Builder(blk, 0, op.loc)
+        ibp = _IndexBuilder(pb, {})
+        for d in red:
+            piv[d] = local[d]
+        if merge:
+            piv[q] = local[q]
+        piv[cd] = pb.create("arith.addi", [start, local[cd]], [T.index]).result
+        kflat = local[red[0]]
+        for d in red[1:]:
+            kflat = pb.create("arith.muli", [kflat, ibp.const(ranges[d])], [T.index]).result
+            kflat = pb.create("arith.addi", [kflat, local[d]], [T.index]).result
+        pflat = local[cd]
+        if merge:
+            pflat = pb.create("arith.muli", [pflat, ibp.const(width)], [T.index]).result
+            pflat = pb.create("arith.addi", [pflat, local[q]], [T.index]).result
+        xi = _operand_indices(pb, x, x_map, piv, glob_of(pb, piv), tile_of, tiles)
+        val = pb.create("memref.load", [x] + xi, [T.f32]).result
+        img_arg, flt_arg = op.body.args[1 - match.w], op.body.args[match.w]
+        mapping: Dict[Value, Value] = {img_arg: val}
+        for pre in IM.image_prologue(op, 1 - match.w):  # e.g. a fused average pool's "/ 4"
+            pb.insert(pre.clone(mapping))
+        mul = list(op.body.ops)[-3]
+        image_value = next(v for v in mul.operands if v is not flt_arg)
+        val = mapping.get(image_value, image_value)
+        pb.create("memref.store", [val, col] + ([pflat, kflat] if rows_are_pixels else [kflat, pflat]), [])
+        # 2. One sgemm over the chunk with K = the whole window.
+        giv = list(ivs)
+        giv[cd] = start
+        g = glob_of(inner, giv)
+        w_org = _operand_indices(inner, w, w_map, giv, g, tile_of, tiles)
+        c_org = _operand_indices(inner, c, c_map, giv, g, tile_of, tiles)
+        col_org = [c0, c0]
+        sw_k, ldc = sw[wide[-1]], (sc[q] if rows_are_pixels else sc[match.f])
+        if rows_are_pixels:  # C[p, f] += Col[p, k] * W[k, f]
+            operands = [col, w, c, work] + col_org + w_org + c_org + [npix, ubs[match.f], ibi.const(k_total)]
+            strides = (k_total, 1, sw_k, sw[match.f], ldc)
+        else:  # C[f, p] += W[f, k] * Col[k, p]
+            operands = [w, col, c, work] + w_org + col_org + c_org + [ubs[match.f], npix, ibi.const(k_total)]
+            strides = (sw[match.f], sw_k, pixels, 1, ldc)
+        inner.create("iree_codegen.ukernel.generic", operands, [],
+                     {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel", "ireec.im2col")
                          if k in op.attributes},
                       "u_kernel_fn_name": StringAttr(UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),

@@ -23,7 +23,11 @@ A root that the target computes with a micro-kernel (``Target.ukernels``; an f32
 :mod:`.ukernels`) gets the micro-kernel's workgroup tiles and cache blocking instead:
 ``lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>``,
 ``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>`` and
-``ireec.ukernel_blocking = array<i64: MC, NC, KC>`` (read by loop lowering).
+``ireec.ukernel_blocking = array<i64: MC, NC, KC>`` (read by loop lowering). A convolution
+it computes by im2col (:mod:`.im2col`) gets whole-extent tiles along its output channels and
+pixels (split for concurrency as other kernels), the same descriptor and blocking (at the
+output-channel dim, the GEMM's pixel dim and the outermost reduction dim) and
+``ireec.im2col = array<i64: K, pixels>`` (window length, output pixels per packed chunk).
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ from ...ir.core import Operation
 from ..common.distribution import MAX_STACK_BYTES, analyze, choose_tile_sizes, temporaries
 from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
+from . import im2col as IM
 from . import ukernels as UK
 
 _NEUTRAL = {"hal.interface.binding.subspan", "flow.dispatch.tensor.load", "flow.dispatch.tensor.store",
@@ -66,6 +71,8 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
         stored = [o.operands[0] for o in ops if o.name == "flow.dispatch.tensor.store"]
         tiles = choose_tile_sizes(compute, dist, root, stored)
         sgemm = _sgemm_tiles(root, compute, dist, stored, ctx)
+        if sgemm is None:
+            sgemm = _im2col_tiles(root, compute, dist, stored, ctx)
         if sgemm is not None:
             tiles = sgemm
         elif ctx is not None and getattr(ctx.target, "concurrent_workgroups", False):
@@ -98,6 +105,10 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
             root.attributes["iree_codegen.ukernel"] = OpaqueAttr(
                 f'#iree_codegen.ukernel_descriptor<"{UK.SGEMM}", memref>')
             root.attributes["ireec.ukernel_blocking"] = DenseArrayAttr(T.i64, (mc, nc, kc))
+        else:
+            conv = _im2col_match(root, ctx)
+            if conv is not None:
+                levels += _im2col_config(root, conv, per_loop, ctx)
         text = ", ".join("[" + ", ".join(str(t) for t in lv) + "]" for lv in levels)
         root.attributes["lowering_config"] = OpaqueAttr(f"#iree_codegen.lowering_config<tile_sizes = [{text}]>")
     kernel.attributes["translation_info"] = OpaqueAttr(
@@ -176,6 +187,82 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
         k = max(range(len(tiles)), key=lambda x: (tiles[x], x))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles
+
+
+def _im2col_match(root: Operation, ctx: PassContext):
+    """The :class:`.im2col.Im2colMatch` of ``root`` when the target has the sgemm
+    micro-kernel and ``root`` is a convolution it computes by im2col, where that is
+    expected to be faster than the loop nest (:func:`.im2col.profitable`), else None."""
+    if ctx is None or UK.SGEMM not in getattr(ctx.target, "ukernels", ()) or root is None:
+        return None
+    if not L.is_linalg_structured(root):
+        return None
+    match = IM.match_im2col(root)
+    return match if match is not None and IM.profitable(root, match) else None
+
+
+def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
+    """Workgroup tiles of a kernel whose root is an im2col convolution: the whole extent
+    along the output channels (up to :data:`.ukernels.WORKGROUP_TILE`) and the GEMM's pixel
+    dims, 1 along other dims (batch); cut for concurrency as other kernels
+    (:func:`split_for_concurrency`) and halved (rows first, the GEMM's pixel dim last) while
+    the per-tile temporaries exceed the stack limit; None for other kernels."""
+    match = _im2col_match(root, ctx)
+    if match is None:
+        return None
+    r, q = IM.gemm_pixel_dims(match, [e.pos for e in L.indexing_maps(root)[2].results])
+    split = bool(getattr(ctx.target, "concurrent_workgroups", False))
+    tiles = []
+    for k, d in enumerate(dist.loop_dims[root]):
+        if d == match.f:  # not cut for concurrency: threads would pack the same patches
+            tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[0], False))
+        elif d in (r, q):
+            tiles.append(dist.extents[k])
+        else:
+            tiles.append(1)
+    if split:
+        # Cut the rows (r) rather than the output channels: each thread then packs only
+        # its own patches.
+        dims = list(dist.loop_dims[root])
+        order = sorted(range(len(tiles)), key=lambda x: (dims[x] != r, x))  # r first
+        cut = split_for_concurrency([dist.extents[x] for x in order], [tiles[x] for x in order], root)
+        for pos, x in enumerate(order):
+            tiles[x] = cut[pos]
+    # Halve the rows (r) first, then the output channels, then the GEMM's pixel dim q: a
+    # chunk of whole rows of q is one flat axis of the GEMM.
+    dims = list(dist.loop_dims[root])
+    rank = {r: 0, match.f: 1, q: 2}
+    group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in L.inputs(o))]
+    while temporaries(group, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
+        k = min((x for x in range(len(tiles)) if tiles[x] > 1), key=lambda x: (rank.get(dims[x], 3), x))
+        tiles[k] = max(1, tiles[k] // 2)
+    return tiles
+
+
+def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext) -> List[List[int]]:
+    """Mark ``root`` for im2col (module docstring) given its workgroup tile per loop
+    (``per_loop``, 0 = whole range); return the blocking level of its lowering config
+    (empty when no chunk of pixels fits the stack budget: the plain loop nest is kept)."""
+    ranges = L.loop_ranges(root)
+    out_dims = [e.pos for e in L.indexing_maps(root)[2].results]
+    budget = ctx.options.get("max_stack_bytes")
+    pixels = IM.plan_chunk(match, out_dims, ranges, lambda d: per_loop[d] or ranges[d],
+                           IM.col_budget(budget))
+    if not pixels:
+        return []
+    rows_are_pixels = out_dims[-1] == match.f  # NHWC: the GEMM's rows are pixels
+    f = per_loop[match.f] or ranges[match.f]
+    m, n = (pixels, f) if rows_are_pixels else (f, pixels)
+    mc, nc, kc = UK.blocking(m, n, match.k, None if budget is None else int(budget) // 2)
+    _, q = IM.gemm_pixel_dims(match, out_dims)
+    second = [0] * len(per_loop)
+    second[q if rows_are_pixels else match.f] = mc
+    second[match.f if rows_are_pixels else q] = nc
+    second[match.red[0]] = kc
+    root.attributes["iree_codegen.ukernel"] = OpaqueAttr(f'#iree_codegen.ukernel_descriptor<"{UK.SGEMM}", memref>')
+    root.attributes["ireec.ukernel_blocking"] = DenseArrayAttr(T.i64, (mc, nc, kc))
+    root.attributes["ireec.im2col"] = DenseArrayAttr(T.i64, (match.k, pixels))
+    return [second]
 
 
 @register_pass

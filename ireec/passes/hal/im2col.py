@@ -1,0 +1,234 @@
+"""Convolutions with few input channels through the sgemm micro-kernel by im2col.
+
+Mirrors what IREE's CPU backend gets from ``iree-preprocessing-convert-conv-to-im2col`` /
+``--iree-global-opt-enable-im2col`` (and what MLAS does for ONNX Runtime's convolutions): a
+convolution ``C[.., f, pixels..] += In[.., s*p + d*t, ..] * W[f, t..]`` (NCHW/FCHW,
+NHWC/HWCF, named or generic, any strides and dilations, any batch) becomes, per chunk of
+output pixels of the workgroup's tile,
+
+1. a copy of the chunk's input patches into a stack array ``Col``
+   (``Col[(c, kh, kw), p] = In[c, oh*s + kh*d, ow*s + kw*d]``), and
+2. one ``ireec_uk_sgemm`` call with the whole window as its reduction
+   ``K = C * KH * KW``: ``C[f, p] += W[f, (c, kh, kw)] * Col[(c, kh, kw), p]`` when the output's
+   contiguous dim is a pixel dim (NCHW: pixels are the GEMM's columns), ``C[p, f] +=
+   Col[p, (kh, kw, c)] * W[(kh, kw, c), f]`` when it is ``f`` (NHWC: pixels are its rows).
+
+It is chosen for convolutions the per-tap implicit GEMM of :mod:`.ukernels` does not take
+(its ``K`` is one tap's input channels: below :data:`.ukernels.CONV_MIN_K`, or an NCHW
+layout whose roles do not fit) when the whole window ``K`` is at least
+:data:`.ukernels.CONV_MIN_K`. The reduction order of ``Col`` and ``W`` is the plain loop
+nest's (``convert-linalg-to-loops``' stride-sorted order, which must be the filter's layout
+order so that ``W`` is one flat ``K`` axis): every output element sees its products in the
+same order as in the loop nest, so ``--strict-fp`` builds stay bitwise equal to it.
+
+``Col`` holds at most ``pixels`` output pixels (whole rows of the tile when the tile spans
+the full width of the innermost pixel dim, which the GEMM then sees as one flat axis), so
+that ``4 * K * pixels`` bytes fit :func:`col_budget`. The lowering strategy records the
+choice on the root, visible at ``--compile-to=hal``::
+
+    iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
+    ireec.im2col = array<i64: K, pixels>
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+from ...dialects import linalg as L
+from ..common.distribution import MAX_STACK_BYTES
+from . import ukernels as UK
+
+
+@dataclass
+class Im2colMatch:
+    """Loop dims of a convolution lowered by im2col: ``w`` (index of the filter among the
+    generic's two inputs; the other is the image), ``f`` (the output-channel dim, in the
+    filter and the output only), ``pixels`` (the other parallel dims, in the output's
+    order: batch and spatial dims, looped or packed), ``red`` (the reduction dims in the
+    plain nest's order = the filter's layout order) and ``k`` (their product, the GEMM's
+    reduction length)."""
+
+    w: int
+    f: int
+    pixels: List[int]
+    red: List[int]
+    k: int
+
+
+def stride_order(op) -> List[int]:
+    """Loop dims of generic ``op`` outermost first, as ``convert-linalg-to-loops`` orders them
+    (sum over operands of the element stride one step of the dim moves, largest first,
+    ties by dim), computed from row-major strides of the operands' static shapes."""
+    maps = L.indexing_maps(op)
+    n = maps[0].num_dims
+    acc = {}
+    for v, m in zip(op.operands, maps):
+        shape = list(getattr(v.type, "shape", ()))
+        stride, strides = 1, []
+        for s in reversed(shape):
+            strides.insert(0, stride)
+            stride *= s if isinstance(s, int) else 1
+        for e, st in zip(m.results, strides):
+            for d, c in (UK.linear_coefficients(e) or {}).items():
+                acc[d] = acc.get(d, 0) + abs(c) * st
+    return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
+
+
+def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMatch]:
+    """The :class:`Im2colMatch` of ``op`` when it is an f32 convolution lowered by im2col
+    (module docstring), else None. ``order``: the plain nest's loop order (default
+    :func:`stride_order`). Requires: a multiply-accumulate generic with static ranges; the
+    output indexed by distinct plain parallel dims; a filter indexed by plain dims: every
+    reduction dim, those of range > 1 consecutive and in ``order``'s order, plus one parallel
+    dim ``f`` of the
+    output; an image indexed by sums of dims times positive constants, with every parallel
+    dim but ``f`` and every reduction dim; ``K >= CONV_MIN_K``; and no micro-kernel match of
+    :func:`.ukernels.match_sgemm` (which takes the op first)."""
+    if op.name != "linalg.generic" or UK.match_sgemm(op) is not None:
+        return None
+    ins, outs = L.inputs(op), L.outputs(op)
+    if len(ins) != 2 or len(outs) != 1 or not all(UK._is_f32(v) for v in ins + outs):
+        return None
+    ranges = L.loop_ranges(op)
+    if any(r is None for r in ranges):
+        return None
+    its = L.iterator_types(op)
+    red_set = {d for d, it in enumerate(its) if it == L.REDUCTION}
+    maps = L.indexing_maps(op)
+    dc = UK._plain_dims(maps[2])
+    if not red_set or dc is None or any(d in red_set for d in dc):
+        return None
+    order = list(order) if order is not None else stride_order(op)
+    red = [d for d in order if d in red_set]
+    for w in (0, 1):
+        dw = UK._plain_dims(maps[w])
+        if dw is None or image_prologue(op, 1 - w) is None:
+            continue
+        fs = [d for d in dw if d not in red_set]
+        if len(fs) != 1 or fs[0] not in dc or set(dw) != red_set | {fs[0]}:
+            continue
+        # Dims of range 1 (one input channel) take no part in the order.
+        pos = [dw.index(d) for d in red if ranges[d] > 1]
+        if pos and pos != list(range(pos[0], pos[0] + len(pos))):
+            continue
+        coeffs = [UK.linear_coefficients(e) for e in maps[1 - w].results]
+        if any(c is None or any(x <= 0 for x in c.values()) for c in coeffs):
+            continue
+        seen = set().union(*coeffs) if coeffs else set()
+        pixels = [d for d in dc if d != fs[0]]
+        if fs[0] in seen or not pixels or not set(pixels) | red_set <= seen:
+            continue
+        k = 1
+        for d in red:
+            k *= ranges[d]
+        if k < UK.CONV_MIN_K:
+            return None
+        return Im2colMatch(w=w, f=fs[0], pixels=pixels, red=red, k=k)
+    return None
+
+
+#: Ops an image prologue may hold: elementwise arithmetic without regions or side effects.
+_PROLOGUE_OPS = {"arith.constant", "arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf",
+                 "arith.maximumf", "arith.minimumf", "arith.maxnumf", "arith.minnumf", "arith.select",
+                 "arith.cmpf", "math.absf", "math.exp", "math.tanh", "math.sqrt"}
+
+
+def image_prologue(op, x: int) -> Optional[list]:
+    """The body ops of generic ``op`` computed from its image (input ``x``) alone before the
+    multiply-accumulate (e.g. an average pool's ``/ 4`` fused into the next convolution),
+    applied while packing ``Col``; ``[]`` for a plain ``out + a * b`` body, None when the
+    body is not ``pre(image) * filter`` added to the output (in either operand order)."""
+    ops = list(op.body.ops)
+    if len(ops) < 3 or [o.name for o in ops[-3:]] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return None
+    args = op.body.args
+    img, flt, out = args[x], args[1 - x], args[2]
+    pre, (mul, add, yld) = ops[:-3], ops[-3:]
+    inside = {id(v) for v in args} | {id(r) for o in ops for r in o.results}
+    known = {id(img)}
+    for o in pre:
+        if o.name not in _PROLOGUE_OPS or o.regions or len(o.results) != 1:
+            return None
+        if any(id(v) in inside and id(v) not in known for v in o.operands):
+            return None  # reads the filter, the output or a later value
+        known.add(id(o.results[0]))
+    value = next((v for v in mul.operands if v is not flt), None)
+    if not any(v is flt for v in mul.operands) or value is None or id(value) not in known:
+        return None
+    if {id(v) for v in add.operands} != {id(mul.results[0]), id(out)} or len(add.operands) != 2 \
+            or yld.operands[0] is not add.results[0]:
+        return None
+    return pre
+
+
+def col_budget(max_stack_bytes: Optional[int]) -> int:
+    """Most bytes of the ``Col`` array: the per-workgroup stack allocation limit
+    (:data:`..common.distribution.MAX_STACK_BYTES`), a quarter of ``--max-stack-bytes``
+    when that is smaller (half of it goes to the micro-kernel's ``work`` array)."""
+    return MAX_STACK_BYTES if max_stack_bytes is None else min(MAX_STACK_BYTES, int(max_stack_bytes) // 4)
+
+
+#: Fewest pixels per ``Col`` chunk worth a GEMM call (one AVX-512 register tile's width);
+#: below it (a very long window under a small stack budget) the plain loop nest is kept.
+MIN_CHUNK_PIXELS = 8
+
+
+#: Fewest output channels of an NHWC convolution (the GEMM's columns, contiguous in the
+#: output) for im2col, and fewest input channels per filter tap (the plain nest's rows of
+#: contiguous products) unless the body has an image prologue. The NHWC loop nest
+#: vectorizes along the output channels and is hard to beat for thin inputs; measured with
+#: gcc 12 on an AMD EPYC (AVX-512), c target, im2col / loop nest: 64x64x3 -> 32 (3x3) 1.5x
+#: slower, 28x28x8 -> 16 (3x3) 1.05x slower, 28x28x6 -> 16 (5x5) 1.25x slower, 28x28x15 ->
+#: 32 (3x3) 1.26x faster; JAX LeNet's 6 -> 16 (5x5) with a fused average pool's "/ 4",
+#: which the nest recomputes for every output channel and im2col once per patch element,
+#: faster (the model 1.14x), its 1 -> 6 (5x5) slower.
+MIN_NHWC_CHANNELS, MIN_NHWC_TAP_CHANNELS = 16, 12
+
+
+def profitable(op, match: Im2colMatch) -> bool:
+    """Whether im2col is expected to beat the loop nest for ``op``: always in the NCHW form
+    (the nest's rows are the short output rows), and in the NHWC form (the output channels
+    contiguous) with :data:`MIN_NHWC_CHANNELS` output channels and either
+    :data:`MIN_NHWC_TAP_CHANNELS` input channels per tap or an image prologue."""
+    out = L.indexing_maps(op)[2].results
+    if out[-1].pos != match.f:
+        return True
+    ranges = L.loop_ranges(op)
+    if ranges[match.f] < MIN_NHWC_CHANNELS:
+        return False
+    return ranges[match.red[-1]] >= MIN_NHWC_TAP_CHANNELS or bool(image_prologue(op, 1 - match.w))
+
+
+def chunk_pixels(k: int, tile_pixels: int, budget: int) -> int:
+    """Output pixels per ``Col`` chunk for a window of ``k`` elements and a workgroup tile
+    of ``tile_pixels`` pixels: all of them when ``4 * k * tile_pixels`` fits ``budget``
+    bytes, else as many as fit; 0 when fewer than :data:`MIN_CHUNK_PIXELS` fit."""
+    p = min(tile_pixels, budget // (4 * k))
+    return p if p >= min(MIN_CHUNK_PIXELS, tile_pixels) else 0
+
+
+def gemm_pixel_dims(match: Im2colMatch, out_dims: Sequence[int]):
+    """``(r, q)``: ``q`` the output's innermost pixel dim (the GEMM's pixel axis), ``r`` the
+    pixel dim just outside it in the output (``out_dims``: the output's plain dims), which
+    chunks of whole rows pack together with ``q`` when the tile spans all of ``q``; None
+    when ``f`` or nothing lies there."""
+    q = match.pixels[-1]
+    pos = list(out_dims).index(q)
+    r = out_dims[pos - 1] if pos > 0 and out_dims[pos - 1] in match.pixels else None
+    return r, q
+
+
+def plan_chunk(match: Im2colMatch, out_dims: Sequence[int], ranges: Sequence[int],
+               tile_of_dim, budget: int) -> int:
+    """Pixels per ``Col`` chunk (0: im2col not used, the window too long for ``budget``
+    bytes): whole rows of ``q`` (a multiple of its range, at most the tile's rows of ``r``)
+    when the tile spans all of ``q`` and one row fits, else a part of ``q``'s tile.
+    ``tile_of_dim(d)``: the workgroup tile along loop dim ``d`` (its range when not
+    distributed)."""
+    r, q = gemm_pixel_dims(match, out_dims)
+    tq = tile_of_dim(q)
+    if r is not None and tq == ranges[q]:
+        rows = min(tile_of_dim(r), budget // (4 * match.k * tq))
+        if rows >= 1:
+            return rows * tq
+    return chunk_pixels(match.k, tq, budget)

@@ -1,0 +1,249 @@
+"""Convolutions with few input channels through the sgemm micro-kernel by im2col
+(ireec/passes/hal/im2col.py) against numpy: NCHW/FCHW and NHWC/HWCF, named and generic,
+strided, dilated, padded input, batch 2, the window length just above and below the
+threshold, chunks of pixels under a small stack budget, and --strict-fp bitwise equal to the
+plain loop nest's summation order."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ireec
+from ireec.compiler import compile_source as compile_to_c
+from ireec.targets import get_target
+
+from .common import run_cli
+
+
+def _out_size(h, k, stride, dilation, pad):
+    return (h + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+
+
+def _conv_src(layout, n, c, h, w, f, kh, kw, stride=1, dilation=1, pad=0):
+    """A convolution (``layout`` "nchw" or "nhwc") plus a per-channel bias and a relu, the
+    input zero-padded by ``pad`` on each spatial side first when ``pad`` > 0."""
+    oh, ow = _out_size(h, kh, stride, dilation, pad), _out_size(w, kw, stride, dilation, pad)
+    hp, wp = h + 2 * pad, w + 2 * pad
+    if layout == "nchw":
+        x, xp, flt, out = (f"{n}x{c}x{h}x{w}xf32", f"{n}x{c}x{hp}x{wp}xf32", f"{f}x{c}x{kh}x{kw}xf32",
+                           f"{n}x{f}x{oh}x{ow}xf32")
+        lo, op, bias_map = f"0, 0, {pad}, {pad}", "conv_2d_nchw_fchw", "(d1)"
+    else:
+        x, xp, flt, out = (f"{n}x{h}x{w}x{c}xf32", f"{n}x{hp}x{wp}x{c}xf32", f"{kh}x{kw}x{c}x{f}xf32",
+                           f"{n}x{oh}x{ow}x{f}xf32")
+        lo, op, bias_map = f"0, {pad}, {pad}, 0", "conv_2d_nhwc_hwcf", "(d3)"
+    padded = "%x"
+    pad_text = ""
+    if pad:
+        pad_text = f"""
+  %pz = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[{lo}] high[{lo}] {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %pz : f32
+  }} : tensor<{x}> to tensor<{xp}>"""
+        padded = "%xp"
+    src = f"""
+func.func @f(%x: tensor<{x}>, %w: tensor<{flt}>, %b: tensor<{f}xf32>) -> tensor<{out}> {{{pad_text}
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<{out}>
+  %bb = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> {bias_map}>,
+                                         affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins(%b : tensor<{f}xf32>) outs(%e : tensor<{out}>) {{
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }} -> tensor<{out}>
+  %c = linalg.{op} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}
+       ins({padded}, %w : tensor<{xp}>, tensor<{flt}>) outs(%bb : tensor<{out}>) -> tensor<{out}>
+  %z = tensor.empty() : tensor<{out}>
+  %zz = linalg.fill ins(%zero : f32) outs(%z : tensor<{out}>) -> tensor<{out}>
+  %r = arith.maximumf %c, %zz : tensor<{out}>
+  return %r : tensor<{out}>
+}}
+"""
+    return src
+
+
+def _operands(layout, n, c, h, w, f, kh, kw, seed=3):
+    r = np.random.default_rng(seed)
+    x = r.standard_normal((n, c, h, w) if layout == "nchw" else (n, h, w, c)).astype(np.float32)
+    flt = r.standard_normal((f, c, kh, kw) if layout == "nchw" else (kh, kw, c, f)).astype(np.float32)
+    b = r.standard_normal((f,)).astype(np.float32)
+    return x, flt, b
+
+
+def _reference(layout, x, flt, b, stride, dilation, pad, dtype=np.float64):
+    """The convolution + bias + relu in the plain nest's summation order (NCHW: c, kh, kw;
+    NHWC: kh, kw, c), each step one rounded multiply and add in ``dtype``."""
+    if layout == "nchw":
+        x = np.transpose(x, (0, 2, 3, 1))
+        flt = np.transpose(flt, (2, 3, 1, 0))
+    x = np.pad(x, ((0, 0), (pad, pad), (pad, pad), (0, 0))).astype(dtype)
+    flt = flt.astype(dtype)
+    n, h, w, c = x.shape
+    kh, kw, _, f = flt.shape
+    oh = (h - dilation * (kh - 1) - 1) // stride + 1
+    ow = (w - dilation * (kw - 1) - 1) // stride + 1
+    acc = np.broadcast_to(b.astype(dtype), (n, oh, ow, f)).copy()
+    taps = [(a, bb, ch) for ch in range(c) for a in range(kh) for bb in range(kw)] if layout == "nchw" \
+        else [(a, bb, ch) for a in range(kh) for bb in range(kw) for ch in range(c)]
+    for a, bb, ch in taps:
+        win = x[:, a * dilation: a * dilation + stride * (oh - 1) + 1: stride,
+                bb * dilation: bb * dilation + stride * (ow - 1) + 1: stride, ch:ch + 1]
+        acc = acc + win * flt[a, bb, ch]
+    out = np.maximum(acc, 0)
+    return np.transpose(out, (0, 3, 1, 2)) if layout == "nchw" else out
+
+
+CASES = [  # layout, n, c, h, w, f, kh, kw, stride, dilation, pad
+    ("nchw", 1, 6, 14, 14, 16, 5, 5, 1, 1, 0),   # LeNet's second convolution
+    ("nchw", 1, 1, 32, 32, 6, 5, 5, 1, 1, 0),    # LeNet's first: one input channel
+    ("nchw", 2, 3, 17, 13, 10, 3, 3, 2, 1, 1),   # batch 2, strided, padded
+    ("nchw", 1, 2, 16, 15, 7, 3, 3, 1, 2, 0),    # dilated
+    ("nhwc", 1, 12, 20, 18, 16, 3, 3, 1, 1, 1),  # padded
+    ("nhwc", 2, 13, 12, 12, 16, 3, 3, 1, 1, 0),  # batch 2
+    ("nhwc", 1, 14, 19, 23, 20, 3, 3, 2, 2, 0),  # strided and dilated
+]
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+@pytest.mark.parametrize("layout,n,c,h,w,f,kh,kw,stride,dilation,pad", CASES)
+def test_im2col_conv_matches_numpy(target, layout, n, c, h, w, f, kh, kw, stride, dilation, pad):
+    src = _conv_src(layout, n, c, h, w, f, kh, kw, stride, dilation, pad)
+    kernels = compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
+    assert "ireec_uk_sgemm(" in kernels
+    x, flt, b = _operands(layout, n, c, h, w, f, kh, kw)
+    got = ireec.compile_source(src, target=target).f(x, flt, b)
+    want = _reference(layout, x, flt, b, stride, dilation, pad)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(c * kh * kw))
+
+
+@pytest.mark.parametrize("layout,c,kh,kw,uses", [
+    ("nchw", 1, 4, 4, True), ("nchw", 1, 3, 5, False),  # one input channel
+    ("nhwc", 12, 1, 2, True),  # below: a 1x1 window, a matmul
+])
+def test_window_threshold(layout, c, kh, kw, uses):
+    """A window of K = 16 = CONV_MIN_K elements (NCHW 1x4x4, NHWC 12x1x2) takes im2col,
+    one of 15 (NCHW 1x3x5) keeps the loop nest; all match numpy."""
+    f = 16
+    src = _conv_src(layout, 1, c, 12, 12, f, kh, kw)
+    kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
+    assert ("ireec_uk_sgemm(" in kernels) == uses
+    x, flt, b = _operands(layout, 1, c, 12, 12, f, kh, kw)
+    got = ireec.compile_source(src, target="c").f(x, flt, b)
+    np.testing.assert_allclose(got, _reference(layout, x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-4 * np.sqrt(c * kh * kw))
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+def test_strict_fp_keeps_the_loop_nest_bits(layout):
+    """Under --strict-fp each output adds its products in the plain nest's order (the
+    window as one flat axis in the filter's layout order): bitwise the f32 reference."""
+    args = (layout, 1, 12, 11, 10, 16, 3, 3)
+    src = _conv_src(*args, stride=1, dilation=1, pad=0)
+    assert "ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
+    x, flt, b = _operands(*args)
+    strict = get_target("c").configure(strict_fp=True)
+    want = _reference(layout, x, flt, b, 1, 1, 0, dtype=np.float32)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt, b), want)
+
+
+@pytest.mark.parametrize("c,f,uses", [(12, 15, False), (12, 16, True), (8, 16, False)])
+def test_nhwc_needs_enough_channels(c, f, uses):
+    """NHWC takes im2col with 16+ output channels (the GEMM's contiguous columns) and 12+
+    input channels per tap (im2col.profitable); the loop nest otherwise."""
+    src = _conv_src("nhwc", 1, c, 12, 12, f, 5, 5)
+    assert ("ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text) == uses
+    x, flt, b = _operands("nhwc", 1, c, 12, 12, f, 5, 5)
+    got = ireec.compile_source(src, target="openmp").f(x, flt, b)
+    np.testing.assert_allclose(got, _reference("nhwc", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-3)
+
+
+def test_small_stack_budget_packs_chunks(tmp_path, capsys):
+    """Under --max-stack-bytes the patches are packed in chunks of whole output rows (the
+    marker's pixel count shrinks), and the results still match numpy."""
+    args = ("nchw", 1, 6, 14, 14, 16, 5, 5)
+    src = _conv_src(*args)
+    path = tmp_path / "conv.mlir"
+    path.write_text(src)
+    rc, out, _ = run_cli(["compile", str(path), "--compile-to=hal", "--max-stack-bytes=40000"], capsys)
+    assert rc == 0
+    assert "ireec.im2col = array<i64: 150, 10>" in out  # 10000 bytes of Col: one row of 10
+    rc, out, _ = run_cli(["compile", str(path), "--compile-to=hal"], capsys)
+    assert "ireec.im2col = array<i64: 150, 50>" in out  # MAX_STACK_BYTES: five rows
+    x, flt, b = _operands(*args)
+    m = ireec.compile_source(src, target="c", options={"max_stack_bytes": 40000})
+    np.testing.assert_allclose(m.f(x, flt, b), _reference("nchw", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-3)
+
+
+def test_generic_convolution_and_wide_channels_keep_their_forms():
+    """A convolution written as a linalg.generic (NCHW, 2 channels) takes im2col; an NHWC
+    one with 16 channels keeps the per-tap implicit GEMM (no im2col marker)."""
+    src = """
+func.func @f(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x7x7xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  %r = linalg.generic {indexing_maps = [
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, c, oh + kh, ow + kw)>,
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (f, c, kh, kw)>,
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, f, oh, ow)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x2x9x9xf32>, tensor<4x2x3x3xf32>) outs(%z : tensor<1x4x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x4x7x7xf32>
+  return %r : tensor<1x4x7x7xf32>
+}
+"""
+    hal = compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
+    assert "ireec.im2col" in hal
+    r = np.random.default_rng(1)
+    x = r.standard_normal((1, 2, 9, 9)).astype(np.float32)
+    flt = r.standard_normal((4, 2, 3, 3)).astype(np.float32)
+    want = _reference("nchw", x, flt, np.zeros(4, np.float32), 1, 1, 0)
+    got = ireec.compile_source(src, target="c").f(x, flt)
+    np.testing.assert_allclose(np.maximum(got, 0), want, rtol=1e-4, atol=1e-4)
+    wide = _conv_src("nhwc", 1, 16, 12, 12, 20, 3, 3)
+    assert "ireec.im2col" not in compile_to_c(wide, "t.mlir", target="c", compile_to="hal").ir_text
+    assert "ireec_uk_sgemm(" in compile_to_c(wide, "t.mlir", target="c").files["t_kernels.c"]
+
+
+def test_image_prologue_is_applied_while_packing():
+    """A convolution whose body scales the image first (an average pool's ``/ 4`` fused
+    into the next convolution, as in JAX's LeNet) packs ``x / 4`` into the patches; under
+    --strict-fp the result is bitwise the plain nest's (kh, kw, c order)."""
+    src = """
+func.func @f(%x: tensor<1x9x8x3xf32>, %w: tensor<3x3x3x16xf32>) -> tensor<1x7x6x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x6x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x6x16xf32>) -> tensor<1x7x6x16xf32>
+  %r = linalg.generic {indexing_maps = [
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh + kh, ow + kw, c)>,
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (kh, kw, c, f)>,
+        affine_map<(n, f, oh, ow, c, kh, kw) -> (n, oh, ow, f)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x9x8x3xf32>, tensor<3x3x3x16xf32>) outs(%z : tensor<1x7x6x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %four = arith.constant 4.0 : f32
+    %q = arith.divf %a, %four : f32
+    %p = arith.mulf %q, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x7x6x16xf32>
+  return %r : tensor<1x7x6x16xf32>
+}
+"""
+    assert "ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
+    r = np.random.default_rng(2)
+    x = r.standard_normal((1, 9, 8, 3)).astype(np.float32)
+    flt = r.standard_normal((3, 3, 3, 16)).astype(np.float32)
+    want = np.zeros((1, 7, 6, 16), np.float32)
+    for a in range(3):
+        for b in range(3):
+            for ch in range(3):
+                want = want + (x[:, a:a + 7, b:b + 6, ch:ch + 1] / np.float32(4)) * flt[a, b, ch]
+    np.testing.assert_allclose(ireec.compile_source(src, target="openmp").f(x, flt), want, rtol=1e-4, atol=1e-4)
+    strict = get_target("c").configure(strict_fp=True)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt), want)
