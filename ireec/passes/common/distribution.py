@@ -54,17 +54,18 @@ def is_contraction_like(op: Operation) -> bool:
     for m in shaped:
         used = {e.pos for e in m.results if isinstance(e, AffineDim)}
         for e in m.results:
-            used |= _dims_of(e)
+            used |= dims_of(e)
         if par <= used:
             return False
     return True
 
 
-def _dims_of(e: AffineExpr) -> set:
+def dims_of(e: AffineExpr) -> set:
+    """The loop dims an affine expression reads (``d1 * 2 + d4`` -> {1, 4})."""
     if isinstance(e, AffineDim):
         return {e.pos}
     if isinstance(e, AffineBinary):
-        return _dims_of(e.lhs) | _dims_of(e.rhs)
+        return dims_of(e.lhs) | dims_of(e.rhs)
     return set()
 
 

@@ -33,21 +33,13 @@ from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
 from ...ir.attributes import ArrayAttr
 from ...ir.core import Operation
-from ..common.distribution import is_contraction_like
+from ..common.distribution import dims_of, is_contraction_like
 from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .elementwise_op_fusion import blocks_of
 
 #: Named 2-D convolutions IREE's pass converts (NHWC and NCHW layouts).
 NAMED_CONVS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwc_fhwc")
-
-
-def _dims_in(e: AffineExpr) -> set:
-    if isinstance(e, AffineDim):
-        return {e.pos}
-    if isinstance(e, AffineBinary):
-        return _dims_in(e.lhs) | _dims_in(e.rhs)
-    return set()
 
 
 def _drop(e: AffineExpr, renumber: Dict[int, int]) -> AffineExpr:
@@ -82,8 +74,8 @@ def window_dims(op: Operation) -> List[int]:
     summed = set()
     for m in maps[:n_in]:
         for e in m.results:
-            if isinstance(e, AffineBinary) and e.kind == "+" and len(_dims_in(e)) > 1:
-                summed |= _dims_in(e)
+            if isinstance(e, AffineBinary) and e.kind == "+" and len(dims_of(e)) > 1:
+                summed |= dims_of(e)
     return [d for d, (it, r) in enumerate(zip(its, ranges)) if it == L.REDUCTION and r == 1 and d in summed]
 
 
