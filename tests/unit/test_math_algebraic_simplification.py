@@ -66,3 +66,6 @@ def test_no_libm_pow_for_small_integer_exponents():
 
     assert "powf(" not in kernels(_fpowi(2) + _fpowi(3) + _fpowi(-1) + _powf(3.0) + _powf(-1.0))
     assert kernels(_fpowi(9) + _powf(0.5)).count("powf(") == 2
+    # Exponents that are no integers at all stay libm calls (no error).
+    assert kernels(_powf(float("inf")).replace("dense<inf>", "dense<0x7FF0000000000000>")
+                   + _powf(float("nan")).replace("dense<nan>", "dense<0x7FF8000000000000>")).count("powf(") == 2

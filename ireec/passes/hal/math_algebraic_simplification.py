@@ -27,6 +27,7 @@ Exponents like 0.5 are left to libm: ``sqrt`` differs from ``pow(x, 0.5)`` at ``
 """
 from __future__ import annotations
 
+import math
 from typing import Callable, Dict, Optional
 
 from ...ir import types as T
@@ -55,7 +56,7 @@ def constant_number(v: Value) -> Optional[float]:
 
 def _integer_exponent(op: Operation) -> Optional[int]:
     n = constant_number(op.operands[1])
-    if n is None or n != int(n) or abs(n) > MAX_EXPONENT:
+    if n is None or not math.isfinite(n) or abs(n) > MAX_EXPONENT or n != int(n):
         return None
     return int(n)
 
