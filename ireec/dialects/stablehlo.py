@@ -1873,7 +1873,8 @@ def _verify_dims_list(attr: str):
 
 def _verify_reduce(op):
     """As many inputs as init values, rank-0 init values, distinct ``dimensions`` within the
-    inputs' rank (spec: reduce C1-C4)."""
+    inputs' rank, results shaped as the inputs without those dimensions (spec: reduce C1-C4,
+    C7)."""
     n = len(op.operands)
     if n == 0 or n % 2:
         raise V.op_error(op, "expects an even, non-zero number of operands (inputs, then init values)")
@@ -1884,6 +1885,11 @@ def _verify_reduce(op):
     _verify_dims_list("dimensions")(op)
     if len(op.results) != n // 2:
         raise V.op_error(op, f"expects {n // 2} results, got {len(op.results)}")
+    dims = set(_int_list_attr(op, "dimensions"))
+    for k in range(n // 2):
+        s = _tensor_shape(op, op.operands[k], f"input #{k}")
+        if s is not None:
+            _check_result_shape(op, [d for i, d in enumerate(s) if i not in dims], k)
 
 
 def _verify_reduce_window(op):

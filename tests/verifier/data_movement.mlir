@@ -133,3 +133,11 @@ func.func @scatter_dimension_numbers(%a: tensor<4xi32>, %i: tensor<1x1xi32>, %u:
   }) {indices_are_sorted = false, unique_indices = false} : (tensor<4xi32>, tensor<1x1xi32>, tensor<1xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+func.func @reduce_result_shape(%a: tensor<2x4xf32>, %z: tensor<f32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'stablehlo.reduce' op inferred shape '[2, 4]' is incompatible with return type of operation 'tensor<2xf32>'}}
+  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.maximum across dimensions = [] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
