@@ -15,6 +15,11 @@ CASES = {
     "unsupported_op": ("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = \"foo.frobnicate\"(%a) : (tensor<4xf32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n",
                        2, "foo.frobnicate"),
     "undefined_value": ("func.func @f(%a: f32) -> f32 {\n  return %b : f32\n}\n", 2, "undeclared SSA value"),
+    "huge_global": ("util.global private @g = #util.byte_pattern<4> : tensor<9223372036854775807xf32>\n"
+                    "func.func @f() -> tensor<1xf32> {\n"
+                    "  %0 = util.global.load @g : tensor<9223372036854775807xf32>\n"
+                    "  %1 = tensor.extract_slice %0[0] [1] [1] : tensor<9223372036854775807xf32> to tensor<1xf32>\n"
+                    "  return %1 : tensor<1xf32>\n}\n", 1, "is too large to be held"),
 }
 
 

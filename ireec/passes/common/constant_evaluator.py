@@ -559,6 +559,10 @@ def evaluate(op: Operation, operands: Sequence[Optional[np.ndarray]],
         eval_dtype(t.element_type)
         if t.num_elements > MAX_DOMAIN_ELEMENTS:
             raise Unsupported("result too large")
+        if t.num_elements == 0:
+            raise Unsupported("empty result")  # left to run: nothing to compute
+    if any(a is not None and a.size == 0 for a in operands):
+        raise Unsupported("empty operand")
     if L.is_linalg_structured(op):
         return eval_structured(op, operands, consts)
     fn = TENSOR_OPS.get(op.name)

@@ -264,7 +264,7 @@ def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operat
         for k in reversed(range(n)):
             e = dist.extents[k]
             if e <= budget and e <= MAX_TILE:
-                t = e
+                t = max(1, e)  # an empty dim (extent 0) keeps tile 1
             else:
                 t = _pow2_floor(max(1, min(budget, MAX_TILE)))
             tiles[k] = t

@@ -130,7 +130,7 @@ class _Folder:
         if any(_nbytes(r) > MAX_RESULT_BYTES for r in results):
             return False
         for r, arr in zip(op.results, results):
-            self.known[r] = arr if not CE.is_splat(arr) else np.broadcast_to(
+            self.known[r] = arr if arr.size == 0 or not CE.is_splat(arr) else np.broadcast_to(
                 arr.reshape(-1)[:1].reshape(()), arr.shape)
         self.pending.append((op, vals))
         return True

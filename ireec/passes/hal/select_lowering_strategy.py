@@ -77,6 +77,7 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
             tiles = sgemm
         elif ctx is not None and getattr(ctx.target, "concurrent_workgroups", False):
             tiles = split_for_concurrency(dist.extents, tiles, root)
+        tiles = [max(1, t) for t in tiles]  # an empty dim (extent 0): no workgroups along it
         n = len(tiles)
         for k in range(n):
             count[n - 1 - k] = ceil_div(dist.extents[k], tiles[k])

@@ -30,12 +30,19 @@ def initial_value(g: Operation):
     if v is None:
         if not isinstance(t, T.TensorType):
             raise CompileError("a global without an initial value is not supported", g.loc)
-        return DenseElementsAttr(np.zeros(t.shape, dtype=T.numpy_dtype(t.element_type)), t)
+        try:  # a lazily held splat of zeros: no memory for the elements
+            zeros = np.broadcast_to(np.zeros((), dtype=T.numpy_dtype(t.element_type)), t.shape)
+        except ValueError:
+            raise CompileError(f"global of type {t} is too large to be held", g.loc) from None
+        return DenseElementsAttr(zeros, t)
     m = re.fullmatch(r"#util\.byte_pattern<(-?\d+)>", getattr(v, "text", "") or "")
     if m:
         n = t.num_elements * T.storage_bytes(t.element_type)
-        raw = np.full(n, int(m.group(1)) & 0xFF, dtype=np.uint8)
-        return DenseElementsAttr(raw.view(T.numpy_dtype(t.element_type)).reshape(t.shape), t)
+        try:
+            raw = np.full(n, int(m.group(1)) & 0xFF, dtype=np.uint8)
+            return DenseElementsAttr(raw.view(T.numpy_dtype(t.element_type)).reshape(t.shape), t)
+        except (ValueError, MemoryError, OverflowError):
+            raise CompileError(f"global of type {t} is too large to be held", g.loc) from None
     return v
 
 
