@@ -104,7 +104,7 @@ def fold_loop(loop):
     type) — return ``(load, store, combine, z)``; else None."""
     from ..ir import types as T
     from ..passes.vm.emitc_utils import defined_inside as _defined_inside
-    from ..passes.vm.mark_independent_loops import _address
+    from ..passes.vm.mark_independent_loops import access_address
 
     body = list(loop.body.ops)
     if any(o.regions or o.name not in ("emitc.constant", "emitc.expression", "emitc.load", "emitc.store")
@@ -115,7 +115,7 @@ def fold_loop(loop):
         return None
     st = stores[0]
     loads = [o for o in body if o.name == "emitc.load" and o.operands[0] is st.operands[1]]
-    if len(loads) != 1 or _address(loads[0]) != _address(st):
+    if len(loads) != 1 or access_address(loads[0]) != access_address(st):
         return None
     ld = loads[0]
     inside = _defined_inside(loop)

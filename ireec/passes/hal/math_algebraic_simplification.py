@@ -30,10 +30,12 @@ from __future__ import annotations
 import math
 from typing import Callable, Dict, Optional
 
+from ...dialects.arith import constant_value
 from ...ir import types as T
 from ...ir.attributes import FloatAttr, IntegerAttr
 from ...ir.core import Operation, Value
 from ..pass_base import Pass, PassContext, register_pass
+from .math_transform import ScalarEmitter
 
 #: Largest |exponent| expanded (MLIR's PowIStrengthReduction default ``exponentValueThreshold``).
 MAX_EXPONENT = 8
@@ -48,9 +50,7 @@ def constant_number(v: Value) -> Optional[float]:
     o = v.owner
     while isinstance(o, Operation) and o.name in _CASTS:
         o = o.operands[0].owner
-    if not isinstance(o, Operation) or o.name != "arith.constant":
-        return None
-    a = o.attributes.get("value")
+    a = constant_value(o) if isinstance(o, Operation) else None
     return float(a.value) if isinstance(a, (FloatAttr, IntegerAttr)) else None
 
 
@@ -64,28 +64,19 @@ def _integer_exponent(op: Operation) -> Optional[int]:
 def expand_power(op: Operation, n: int) -> Value:
     """``op.operands[0] ** n`` as ``arith.mulf`` (square and multiply) and, for ``n < 0``, one
     ``arith.divf``; built before ``op``, with its location and result type."""
-    t = op.results[0].type
-
-    def make(name, operands, attrs=None) -> Value:
-        o = Operation(name, operands, [t], attrs or {}, loc=op.loc)
-        op.parent.insert_before(op, o)
-        return o.results[0]
-
-    def one() -> Value:
-        return make("arith.constant", [], {"value": FloatAttr(1.0, t)})
-
+    e = ScalarEmitter(op)
     result: Optional[Value] = None
     base = op.operands[0]
-    e = abs(n)
-    while e:
-        if e & 1:
-            result = base if result is None else make("arith.mulf", [result, base])
-        e >>= 1
-        if e:
-            base = make("arith.mulf", [base, base])
+    k = abs(n)
+    while k:
+        if k & 1:
+            result = base if result is None else e.mul(result, base)
+        k >>= 1
+        if k:
+            base = e.mul(base, base)
     if result is None:
-        return one()
-    return make("arith.divf", [one(), result]) if n < 0 else result
+        return e.const(1.0)
+    return e.op("arith.divf", [e.const(1.0), result]) if n < 0 else result
 
 
 #: The ops rewritten, by name: each gives the exponent to expand, or None to leave the op.

@@ -49,8 +49,9 @@ TANH_BETA = (4.89352518554385e-03, 2.26843463243900e-03, 1.18534705686654e-04,
              1.19825839466702e-06)
 
 
-class _Emitter:
-    """Creates scalar ops before ``anchor`` in its block (same location)."""
+class ScalarEmitter:
+    """Creates scalar ops before ``anchor`` in its block (same location; result type the
+    anchor's unless given), as the math rewrites of kernels build their replacements."""
 
     def __init__(self, anchor: Operation):
         self.anchor = anchor
@@ -59,7 +60,7 @@ class _Emitter:
 
     def op(self, name: str, operands: List[Value], rtype=None, attrs=None) -> Value:
         """Insert op ``name`` before the anchor (result type ``rtype``, default the anchor's
-        f32 type); its result. The other methods are one arith op each."""
+        type); its result. The other methods are one arith op each."""
         o = Operation(name, operands, [rtype or self.t], attrs or {}, loc=self.anchor.loc)
         self.block.insert_before(self.anchor, o)
         return o.results[0]
@@ -91,7 +92,7 @@ class _Emitter:
 def approximate_tanh(op: Operation) -> Value:
     """The value replacing f32 ``math.tanh`` ``op``: MLIR's TanhApproximation (see the module
     docstring), built before ``op``."""
-    e = _Emitter(op)
+    e = ScalarEmitter(op)
     x0 = op.operands[0]
     lo, hi = e.const(-TANH_CLAMP), e.const(TANH_CLAMP)
     x = e.select(e.cmp("olt", x0, lo), lo, x0)
@@ -118,7 +119,7 @@ EXP_P = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
 def approximate_exp(op: Operation) -> Value:
     """The value replacing f32 ``math.exp`` ``op``: Cephes' / MLIR's exp approximation with
     a two-step power-of-two scale (see the module docstring), built before ``op``."""
-    e = _Emitter(op)
+    e = ScalarEmitter(op)
     i32 = T.i32
     x0 = op.operands[0]
     lo, hi = e.const(EXP_LO), e.const(EXP_HI)

@@ -31,6 +31,7 @@ output-channel dim, the GEMM's pixel dim and the outermost reduction dim) and
 """
 from __future__ import annotations
 
+import math
 from typing import List, Optional
 
 from ...dialects import linalg as L
@@ -133,9 +134,9 @@ def split_for_concurrency(extents: List[int], tiles: List[int], root: Operation)
     runs at least :data:`MIN_SPLIT_ITERATIONS` iterations; unchanged otherwise."""
     if any(-(-e // t) > 1 for e, t in zip(extents, tiles)):
         return tiles
-    iterations = 1
-    for r in L.loop_ranges(root) if root is not None and L.is_linalg_structured(root) else [0]:
-        iterations *= r or 0
+    if root is None or not L.is_linalg_structured(root):
+        return tiles
+    iterations = math.prod(r or 0 for r in L.loop_ranges(root))
     cut = [k for k, e in enumerate(extents) if e >= 2]
     if iterations < MIN_SPLIT_ITERATIONS or not cut:
         return tiles

@@ -24,7 +24,7 @@ from ..pass_base import Pass, PassContext, register_pass
 from .emitc_utils import defined_inside, emitc_funcs
 
 
-def _address(o: Operation):
+def access_address(o: Operation):
     """(strides, offset, index operands) of an ``emitc.load``/``emitc.store``: two accesses
     with equal addresses touch the same element in every iteration."""
     idx = o.operands[1:] if o.name == "emitc.load" else o.operands[2:]
@@ -65,8 +65,8 @@ def _accesses_independent(ops: List[Operation], iv: Value, inside: Set[Value]) -
     ``iv`` through exactly one subscript, the others loop-invariant."""
     if not any(o.name == "emitc.store" for o in ops):
         return True
-    a0 = _address(ops[0])
-    if any(_address(o) != a0 for o in ops):
+    a0 = access_address(ops[0])
+    if any(access_address(o) != a0 for o in ops):
         return False
     strides, _, idx = a0
     shifted = [_shift_of(i, iv, inside) for i in idx]
@@ -122,8 +122,8 @@ def iterations_independent(loop: Operation) -> bool:
         if base in inside or not any(o.name == "emitc.store" for o in ops):
             continue
 
-        a0 = _address(ops[0])
-        if any(_address(o) != a0 for o in ops):
+        a0 = access_address(ops[0])
+        if any(access_address(o) != a0 for o in ops):
             return False
         strides, _, idx = a0
         if not any(st != 0 and _shift_of(i, iv, inside) for i, st in zip(idx, strides)):

@@ -41,7 +41,7 @@ from ...ir.attributes import StringAttr
 from ...ir.core import Block, Operation
 from ..pass_base import Pass, PassContext, register_pass
 from .emitc_utils import constant_value, defined_inside, emitc_funcs
-from .mark_independent_loops import stores_independent_except
+from .mark_independent_loops import access_address, stores_independent_except
 
 #: The combining ops rewritten: {source op of the emitc.expression: C reduction operator}.
 REDUCTION_OPERATORS = {"arith.addf": "+", "arith.mulf": "*"}
@@ -78,8 +78,7 @@ def _accumulator(loop: Operation):
         if len(accesses) != 2 or len(loads) != 1:
             continue
         load = loads[0]
-        if (list(load.operands[1:]) != list(idx) or load.attributes["strides"].value != store.attributes["strides"].value
-                or load.attributes["offset"].value != store.attributes["offset"].value):
+        if access_address(load) != access_address(store):
             continue
         combine = store.operands[0].owner
         if not (isinstance(combine, Operation) and combine.name == "emitc.expression" and combine.parent is body):
@@ -104,18 +103,18 @@ def scalarize_reduction(loop: Operation) -> bool:
         return False
     load, combine, store, op = found
     blk: Block = loop.parent
-    init = Operation("emitc.load", list(load.operands), [load.results[0].type], dict(load.attributes), loc=load.loc)
-    blk.insert_before(loop, init)
-    var = Operation("emitc.variable", [init.results[0]], [load.results[0].type], {}, loc=loop.loc)
+    # The load moves before the loop and initialises the accumulator; the store moves after
+    # it and writes the accumulator back.
+    load.detach()
+    blk.insert_before(loop, load)
+    var = Operation("emitc.variable", [load.results[0]], [load.results[0].type], {}, loc=loop.loc)
     blk.insert_before(loop, var)
     acc = var.results[0]
-    load.results[0].replace_all_uses_with(acc)
-    load.erase()
-    assign = Operation("emitc.assign", [acc, combine.results[0]], [], {}, loc=store.loc)
-    loop.body.insert_before(store, assign)
-    final = Operation("emitc.store", [acc] + list(store.operands[1:]), [], dict(store.attributes), loc=store.loc)
-    store.erase()
-    blk.insert_after(loop, final)
+    load.results[0].replace_uses_if(acc, lambda u: u is not var)
+    loop.body.insert_before(store, Operation("emitc.assign", [acc, combine.results[0]], [], {}, loc=store.loc))
+    store.detach()
+    store.set_operand(0, acc)
+    blk.insert_after(loop, store)
     loop.set_operands(list(loop.operands) + [acc])
     loop.attributes["simd_reduction"] = StringAttr(op)
     return True
