@@ -69,7 +69,7 @@ from ...dialects.memref import build_alloc
 from .bufferize import segment_sizes
 from . import im2col as IM
 from . import ukernels as UK
-from .memref_utils import strides_and_offset
+from .memref_utils import loop_order, strides_and_offset
 from ..pass_base import Pass, PassContext, register_pass
 
 
@@ -125,36 +125,6 @@ def for_loop(b: Builder, lb: Value, ub: Value, step: Value) -> Block:
     b.create("scf.for", [lb, ub, step], [], regions=[Region([blk])])
     blk.append(Operation("scf.yield", [], loc=b.loc))
     return blk
-
-
-def _coeff_strides(e: AffineExpr, stride: int, acc: Dict[int, int]) -> None:
-    """Add to ``acc[d]`` how far one step of loop ``d`` moves index expression ``e`` (times
-    the dim's element ``stride``); products with constants scale, other terms count once."""
-    if isinstance(e, AffineDim):
-        acc[e.pos] = acc.get(e.pos, 0) + stride
-    elif isinstance(e, AffineBinary):
-        if e.kind == "*" and isinstance(e.rhs, AffineConst):
-            _coeff_strides(e.lhs, stride * abs(e.rhs.value), acc)
-        elif e.kind == "*" and isinstance(e.lhs, AffineConst):
-            _coeff_strides(e.rhs, stride * abs(e.lhs.value), acc)
-        elif e.kind == "+":
-            _coeff_strides(e.lhs, stride, acc)
-            _coeff_strides(e.rhs, stride, acc)
-        else:
-            _coeff_strides(e.lhs, stride, acc)
-            _coeff_strides(e.rhs, stride, acc)
-
-
-def loop_order(op: Operation, n: int) -> List[int]:
-    """Loop dims of memref generic ``op``, outermost first (see the module docstring)."""
-    acc: Dict[int, int] = {}
-    for v, m in zip(op.operands, generic_maps(op)):
-        if not isinstance(v.type, T.MemRefType):
-            continue
-        strides, _ = strides_and_offset(v.type)
-        for e, st in zip(m.results, strides):
-            _coeff_strides(e, st, acc)
-    return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
 
 
 #: Register block (rows, contiguous columns) for contractions: 8x16 f32 accumulators are

@@ -37,6 +37,7 @@ from typing import List, Optional, Sequence
 from ...dialects import linalg as L
 from ..common.distribution import MAX_STACK_BYTES
 from . import ukernels as UK
+from .memref_utils import loop_order
 
 
 @dataclass
@@ -56,22 +57,9 @@ class Im2colMatch:
 
 
 def stride_order(op) -> List[int]:
-    """Loop dims of generic ``op`` outermost first, as ``convert-linalg-to-loops`` orders them
-    (sum over operands of the element stride one step of the dim moves, largest first,
-    ties by dim), computed from row-major strides of the operands' static shapes."""
-    maps = L.indexing_maps(op)
-    n = maps[0].num_dims
-    acc = {}
-    for v, m in zip(op.operands, maps):
-        shape = list(getattr(v.type, "shape", ()))
-        stride, strides = 1, []
-        for s in reversed(shape):
-            strides.insert(0, stride)
-            stride *= s if isinstance(s, int) else 1
-        for e, st in zip(m.results, strides):
-            for d, c in (UK.linear_coefficients(e) or {}).items():
-                acc[d] = acc.get(d, 0) + abs(c) * st
-    return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
+    """Loop dims of generic ``op`` outermost first, as ``convert-linalg-to-loops`` nests them
+    (:func:`.memref_utils.loop_order` on its static tensor operands)."""
+    return loop_order(op, L.indexing_maps(op)[0].num_dims)
 
 
 def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMatch]:

@@ -1,13 +1,16 @@
-"""Strided memref layouts: ``memref<4x8xf32, strided<[16, 1], offset: 4>>``.
+"""Strided memref layouts (``memref<4x8xf32, strided<[16, 1], offset: 4>>``) and the loop
+order kernels are nested in, which follows the operands' strides.
 
 Only static strides and offsets are produced by ireec (all shapes are static).
 """
 from __future__ import annotations
 
 import re
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
+from ...dialects.linalg import indexing_maps
 from ...ir import types as T
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
 from ...ir.attributes import OpaqueAttr
 
 _STRIDED = re.compile(r"strided<\[([^\]]*)\](?:,\s*offset:\s*(-?\d+))?>")
@@ -44,3 +47,41 @@ def strided_memref(shape, et, strides, offset) -> T.MemRefType:
 def memref_for(t: T.TensorType) -> T.MemRefType:
     """The identity-layout memref of a static tensor type."""
     return T.MemRefType(tuple(t.shape), t.element_type)
+
+
+def _coeff_strides(e: AffineExpr, stride: int, acc: Dict[int, int]) -> None:
+    """Add to ``acc[d]`` how far one step of loop ``d`` moves index expression ``e`` (times
+    the dim's element ``stride``); products with constants scale, other terms count once."""
+    if isinstance(e, AffineDim):
+        acc[e.pos] = acc.get(e.pos, 0) + stride
+    elif isinstance(e, AffineBinary):
+        if e.kind == "*" and isinstance(e.rhs, AffineConst):
+            _coeff_strides(e.lhs, stride * abs(e.rhs.value), acc)
+        elif e.kind == "*" and isinstance(e.lhs, AffineConst):
+            _coeff_strides(e.rhs, stride * abs(e.lhs.value), acc)
+        elif e.kind == "+":
+            _coeff_strides(e.lhs, stride, acc)
+            _coeff_strides(e.rhs, stride, acc)
+        else:
+            _coeff_strides(e.lhs, stride, acc)
+            _coeff_strides(e.rhs, stride, acc)
+
+
+def loop_order(op, n: int) -> List[int]:
+    """Loop dims ``0..n-1`` of generic ``op``, outermost first, as ``convert-linalg-to-loops``
+    nests them: sorted by the sum over operands of the element stride one step of the dim
+    moves the operand by (largest outermost, ties by dim), so the innermost loop walks
+    contiguous memory. Memref operands count with their layout's strides, static tensors
+    (the same op before bufferization) with row-major ones; other operands do not count."""
+    acc: Dict[int, int] = {}
+    for v, m in zip(op.operands, indexing_maps(op)):
+        t = v.type
+        if isinstance(t, T.MemRefType):
+            strides, _ = strides_and_offset(t)
+        elif isinstance(t, T.TensorType) and t.has_static_shape:
+            strides = identity_strides(t.shape)
+        else:
+            continue
+        for e, st in zip(m.results, strides):
+            _coeff_strides(e, st, acc)
+    return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
