@@ -34,19 +34,12 @@ from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineDim, AffineExpr, AffineMap
 from ...ir.attributes import ArrayAttr
 from ...ir.core import Builder, Operation, Value
-from ..common.distribution import is_contraction_like
+from ..common.distribution import dims_of, is_contraction_like
+from ..common.union_find import UnionFind
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .elementwise_op_fusion import blocks_of
 
 _PASSIVE = ("tensor.empty", "arith.constant", "flow.return")
-
-
-def _dims_in(e: AffineExpr) -> Set[int]:
-    if isinstance(e, AffineDim):
-        return {e.pos}
-    if isinstance(e, AffineBinary):
-        return _dims_in(e.lhs) | _dims_in(e.rhs)
-    return set()
 
 
 def _static_tensor(v: Value) -> bool:
@@ -98,7 +91,7 @@ def _candidate_pairs(op: Operation) -> Set[int]:
         ok = True
         for m in maps:
             pos = {e.pos: p for p, e in enumerate(m.results) if isinstance(e, AffineDim)}
-            nonplain = set().union(*[_dims_in(e) for e in m.results if not isinstance(e, AffineDim)])
+            nonplain = set().union(*[dims_of(e) for e in m.results if not isinstance(e, AffineDim)])
             if a in nonplain or a + 1 in nonplain:
                 ok = False
             elif a in pos or a + 1 in pos:
@@ -111,21 +104,17 @@ def _candidate_pairs(op: Operation) -> Set[int]:
 
 
 class _Classes:
-    """Union-find over values that must share one reassociation (an init and its result)."""
+    """Union-find over values that must share one reassociation (an init and its result),
+    keyed by the values' ``id``."""
 
     def __init__(self):
-        self.parent: Dict[int, int] = {}
+        self.sets = UnionFind()
 
     def find(self, v: Value) -> int:
-        k = id(v)
-        while self.parent.get(k, k) != k:
-            k = self.parent[k]
-        return k
+        return self.sets.find(id(v))
 
-    def union(self, a: Value, b: Value) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[ra] = rb
+    def union(self, a: Value, b: Value) -> int:
+        return self.sets.union(id(a), id(b))
 
 
 def _tensor_joins(m: AffineMap, pairs: Set[int]) -> Set[int]:

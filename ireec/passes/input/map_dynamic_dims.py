@@ -59,6 +59,7 @@ from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, Dict
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..abi.wrap_entry_points import is_public
+from ..common.union_find import UnionFind
 from ..pass_base import Pass, PassContext, functions, register_pass
 
 #: One entry of a shape value: ``(k, s)`` is ``k * extent(symbol s)``, ``(c, None)`` the
@@ -73,7 +74,7 @@ class _State:
 
     def __init__(self, f: Operation):
         self.f = f
-        self.parent: List[int] = []
+        self.sets = UnionFind()
         self.origin: List[Tuple[int, int]] = []          # symbol -> (arg, dim)
         self.dims: Dict[Value, Dict[int, int]] = {}        # tensor value -> {dim: symbol}
         self.shape: Dict[Value, List[Entry]] = {}          # shape value -> entries
@@ -84,24 +85,17 @@ class _State:
     # -- symbols -----------------------------------------------------------
     def new_symbol(self, arg: int, dim: int) -> int:
         """A new symbol for dynamic dimension ``dim`` of public argument ``arg``; its id."""
-        self.parent.append(len(self.parent))
         self.origin.append((arg, dim))
-        return len(self.parent) - 1
+        return len(self.origin) - 1
 
     def find(self, s: int) -> int:
-        """The representative of symbol ``s`` (union-find with path halving)."""
-        while self.parent[s] != s:
-            self.parent[s] = self.parent[self.parent[s]]
-            s = self.parent[s]
-        return s
+        """The representative of symbol ``s`` (:class:`..common.union_find.UnionFind`)."""
+        return self.sets.find(s)
 
     def union(self, a: int, b: int) -> int:
         """Make symbols ``a`` and ``b`` one (an op forces their extents equal); the
         representative, the smaller id, so the first argument's dimension names it."""
-        a, b = self.find(a), self.find(b)
-        if a != b:
-            self.parent[max(a, b)] = min(a, b)
-        return min(a, b)
+        return self.sets.union(a, b)
 
     # -- facts ---------------------------------------------------------------
     def syms(self, v: Value) -> Dict[int, int]:
