@@ -134,3 +134,26 @@ func.func @resource(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
     }
   }
 #-}
+
+// A bias broadcast into a convolution's (or matmul's) accumulator stays a broadcast of the
+// small constant: dispatch formation writes it into the root's destination tile. Read as
+// the init of an elementwise op or by two ops, it is materialized.
+// CHECK-LABEL: func.func @bias_init
+// CHECK:       %[[C:.*]] = arith.constant dense<[1.0e+00, 2.0e+00]> : tensor<2xf32>
+// CHECK:       %[[B:.*]] = linalg.broadcast ins(%[[C]] : tensor<2xf32>)
+// CHECK:       linalg.matmul ins(%arg0, {{.*}}) outs(%[[B]] :
+// CHECK:       %[[M:.*]] = arith.constant dense<{{\[}}[1.0e+00, 1.0e+00], [2.0e+00, 2.0e+00]{{.*}}> : tensor<4x2xf32>
+// CHECK:       linalg.matmul ins(%arg0, {{.*}}) outs(%[[M]] :
+// CHECK:       linalg.matmul ins(%arg1, {{.*}}) outs(%[[M]] :
+func.func @bias_init(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w = arith.constant dense<0.5> : tensor<3x2xf32>
+  %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %e = tensor.empty() : tensor<4x2xf32>
+  %b = linalg.broadcast ins(%c : tensor<2xf32>) outs(%e : tensor<4x2xf32>) dimensions = [0]
+  %r = linalg.matmul ins(%x, %w : tensor<4x3xf32>, tensor<3x2xf32>) outs(%b : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %c3 = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %b3 = linalg.broadcast ins(%c3 : tensor<4xf32>) outs(%e : tensor<4x2xf32>) dimensions = [1]
+  %r1 = linalg.matmul ins(%x, %w : tensor<4x3xf32>, tensor<3x2xf32>) outs(%b3 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %r2 = linalg.matmul ins(%y, %w : tensor<4x3xf32>, tensor<3x2xf32>) outs(%b3 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %r, %r1, %r2 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

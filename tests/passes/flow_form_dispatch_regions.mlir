@@ -62,3 +62,24 @@ func.func @two_reductions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4
   } -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// A broadcast read only as a contraction's init joins the contraction's region (the
+// kernel writes the bias into its destination); one read by two roots stays outside.
+// CHECK-LABEL: func.func @bias_broadcast_init
+// CHECK:         flow.dispatch.region
+// CHECK:           linalg.broadcast
+// CHECK-NEXT:      linalg.matmul
+// CHECK:         %[[B:.*]] = {{"?}}flow.dispatch.region
+// CHECK:           linalg.broadcast
+// CHECK:         flow.dispatch.region
+// CHECK-NOT:       linalg.broadcast
+// CHECK:           linalg.matmul {{.*}} outs(%[[B]]
+func.func @bias_broadcast_init(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %c: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %b = linalg.broadcast ins(%c : tensor<16xf32>) outs(%e : tensor<4x16xf32>) dimensions = [0]
+  %mm = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%b : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %b2 = linalg.broadcast ins(%c : tensor<16xf32>) outs(%e : tensor<4x16xf32>) dimensions = [0]
+  %m1 = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%b2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m2 = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%b2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %mm, %m1, %m2 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}

@@ -207,14 +207,17 @@ def analyze(ops: Sequence[Operation], anchor: Optional[Operation] = None) -> Dis
 def temporaries(ops: Sequence[Operation], dist: Distribution, tiles: Sequence[int],
                 stored: Sequence[Value] = ()) -> int:
     """Bytes of per-tile temporaries for the group: each intermediate (a tensor result not
-    in ``stored``) at tile size along its carried dims, full size along the others."""
+    in ``stored``) at tile size along its carried dims, full size along the others. Fills,
+    and results read only as the init of another op of the group, are written into that
+    op's destination (destination-passing bufferization): no buffer of their own."""
     stored_ids = set(id(v) for v in stored)
+    in_group = set(id(o) for o in ops)
     total = 0
     for o in ops:
         if o.name == "linalg.fill":
             continue  # fills are written into their consumer's destination
         for r in _results_of(o):
-            if id(r) in stored_ids:
+            if id(r) in stored_ids or _only_init_in_group(r, in_group):
                 continue
             shape = list(r.type.shape)
             carried = dist.carried.get(r, [])
@@ -226,6 +229,13 @@ def temporaries(ops: Sequence[Operation], dist: Distribution, tiles: Sequence[in
                 n *= s
             total += n * max(1, T.bit_width(r.type.element_type) // 8)
     return total
+
+
+def _only_init_in_group(v: Value, in_group: set) -> bool:
+    """``v`` is used, and only as the init (``outs``) of structured ops of the group."""
+    uses = list(v.uses)
+    return bool(uses) and all(
+        id(u) in in_group and L.is_linalg_structured(u) and k >= len(L.inputs(u)) for u, k in uses)
 
 
 def _pow2_floor(x: int) -> int:

@@ -20,8 +20,10 @@ that stays, or returned) become ``arith.constant``s; the ops read only by replac
 disappear. Fills, splats and empties are never folded on their own (dispatch formation clones
 them for free), and reshapes and pure broadcasts are not materialized as leaves
 (:func:`is_metadata_leaf`) where every reader is an elementwise op that fusion folds them
-into; read as a contraction's init, a matmul operand or a result they are materialized, since
-ireec's dispatch formation does not fuse producers there. A result that is a splat stays a splat attribute (one element
+into, or where a broadcast's one reader takes it as the init of a reduction or contraction
+(dispatch formation pulls it into that dispatch: a bias is written into the accumulator tile,
+not stored at the output's size); read as a matmul operand, by several ops or returned they
+are materialized, since ireec's dispatch formation does not fuse producers there. A result that is a splat stays a splat attribute (one element
 stored), and one of more than ``MAX_POOLED_SPLAT_ELEMENTS`` elements becomes a
 ``linalg.fill`` like the input phase's large splats. A non-splat result of more than
 :data:`MAX_RESULT_BYTES`, a leaf growing the constant data by more than
@@ -41,6 +43,7 @@ from ...ir.attributes import DenseArrayAttr, DenseResourceAttr, FloatAttr, Integ
 from ...ir.core import Builder, Operation, Value
 from ..common import constant_evaluator as CE
 from ..input.convert_splat_constants_to_fills import MAX_POOLED_SPLAT_ELEMENTS
+from .form_dispatch_regions import is_broadcast_producer
 from ..pass_base import Pass, PassContext, defined_functions, register_pass
 
 #: Largest non-splat result (bytes) evaluated into a constant.
@@ -205,10 +208,19 @@ def is_metadata_leaf(op: Operation) -> bool:
 
 def _fuses_into(user: Operation, v: Value) -> bool:
     """Whether ``user`` reads ``v`` only as an input of an all-parallel structured op, which
-    elementwise fusion folds it into (an init, a contraction or a return keeps it a tensor)."""
-    if not L.is_linalg_structured(user) or any(it != L.PARALLEL for it in L.iterator_types(user)):
+    elementwise fusion folds it into, or ``v`` is a broadcast whose one use is the init of a
+    reduction or contraction, which dispatch formation pulls into that root's dispatch
+    (:func:`..flow.form_dispatch_regions.is_broadcast_producer`); another init, a contraction
+    operand or a return keeps it a tensor."""
+    if not L.is_linalg_structured(user):
         return False
-    return v in L.inputs(user) and v not in L.outputs(user)
+    its = L.iterator_types(user)
+    if v in L.outputs(user):
+        return (L.REDUCTION in its and v not in L.inputs(user) and len(v.uses) == 1
+                and isinstance(v.owner, Operation) and is_broadcast_producer(v.owner))
+    if any(it != L.PARALLEL for it in its):
+        return False
+    return v in L.inputs(user)
 
 
 def _erase_dead_leaves(values: List[Value]) -> None:

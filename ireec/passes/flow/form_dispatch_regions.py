@@ -14,6 +14,9 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
   per-tile temporaries fit the stack, and the region can be placed at its last op (no value of
   the group is used by a host op in between). Contractions are never absorbed; reductions only
   into groups without a contraction (so a softmax is one dispatch).
+* a root's group also takes the broadcasts (:func:`is_broadcast_producer`) whose one use is
+  the root's init, as IREE fuses a bias broadcast into a contraction's accumulator: the
+  kernel writes the bias into its destination tile.
 * ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
   using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
 * shape-only ops (expand/collapse_shape, reshape, cast) become ``flow.tensor.reshape``.
@@ -127,6 +130,7 @@ class _BlockFormer:
                     continue  # cloned into its users' regions
                 g = [op]
                 self.group_of[id(op)] = g
+                self.absorb_init_producers(g)
                 self.absorb_consumers(g)
                 groups.append(g)
         for op in self.ops:
@@ -144,6 +148,22 @@ class _BlockFormer:
             materialized = True
         if materialized:
             _erase_dead_producers(self.blk, keep=self.group_of)
+
+    def absorb_init_producers(self, g: List[Operation]) -> None:
+        """Pull into root ``g[0]``'s group the broadcasts that only produce its inits (a bias
+        broadcast into a convolution's accumulator): the kernel writes the broadcast into its
+        destination tile instead of reading a materialized copy."""
+        root = g[0]
+        for v in L.outputs(root):
+            prod = v.owner
+            if not isinstance(prod, Operation) or prod.parent is not self.blk or id(prod) in self.group_of:
+                continue
+            if not is_broadcast_producer(prod) or len(prod.results) != 1:
+                continue
+            if any(u is not root for u in prod.results[0].users):
+                continue
+            g.insert(0, prod)
+            self.group_of[id(prod)] = g
 
     def absorb_consumers(self, g: List[Operation]) -> None:
         changed = True
@@ -190,6 +210,25 @@ class _BlockFormer:
         g.append(user)
         self.group_of[id(user)] = g
         return True
+
+
+def is_broadcast_producer(op: Operation) -> bool:
+    """A ``linalg.broadcast``, or a ``linalg.generic`` whose loops are all parallel and whose
+    payload only yields its one input read through a projected permutation that drops dims
+    (IREE's ``isBroadcastLikeOp`` on generics): cheap to recompute in a consumer's tile."""
+    if op.name == "linalg.broadcast":
+        return True
+    if op.name != "linalg.generic" or not _is_linalg(op):
+        return False
+    ins = L.inputs(op)
+    if len(ins) != 1 or any(it != L.PARALLEL for it in L.iterator_types(op)):
+        return False
+    body = L.payload(op)
+    yld = body.ops[0]
+    if yld.name != "linalg.yield" or len(yld.operands) != 1 or yld.operands[0] is not body.args[0]:
+        return False
+    m = L.indexing_maps(op)[0]
+    return m.is_projected_permutation() and len(m.results) < m.num_dims
 
 
 def _generic_or_named_ok(op: Operation) -> bool:
