@@ -20,6 +20,12 @@
 // CHECK-SAME:      iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
 // CHECK-SAME:      ireec.ukernel_blocking = array<i64: 64, 104, 128>
 // CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}128, 104, 0], [64, 104, 128]]>
+// 24 rows would split as 16 + 8 (a static schedule gives one thread both 16-row tiles) while
+// the 256 columns split evenly: the rows stay whole, two workgroups of 24x128.
+// CHECK:       hal.executable.export
+// CHECK-SAME:    sym_name = "mm24_dispatch_0_matmul_24x256x64_f32"
+// CHECK-SAME:    workgroup_count = array<i64: 2, 1, 1>
+// CHECK:         lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}24, 128, 0]
 func.func @ew(%a: tensor<100000xf32>) -> tensor<100000xf32> {
   %e = tensor.empty() : tensor<100000xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<100000xf32>) outs(%e : tensor<100000xf32>) {
@@ -35,4 +41,11 @@ func.func @mm(%x: tensor<256x128xf32>, %w: tensor<128x200xf32>) -> tensor<256x20
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<256x200xf32>) -> tensor<256x200xf32>
   %m = linalg.matmul ins(%x, %w : tensor<256x128xf32>, tensor<128x200xf32>) outs(%f : tensor<256x200xf32>) -> tensor<256x200xf32>
   return %m : tensor<256x200xf32>
+}
+func.func @mm24(%x: tensor<24x64xf32>, %w: tensor<64x256xf32>) -> tensor<24x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<24x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<24x256xf32>) -> tensor<24x256xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<24x64xf32>, tensor<64x256xf32>) outs(%f : tensor<24x256xf32>) -> tensor<24x256xf32>
+  return %m : tensor<24x256xf32>
 }

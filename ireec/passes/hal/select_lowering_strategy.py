@@ -172,6 +172,10 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
             tiles.append(UK.workgroup_tile(dist.extents[k], UK.WORKGROUP_TILE[1], split))
         else:
             tiles.append(1)
+    if split:
+        _keep_ragged_dim_whole(tiles, [k for k, d in enumerate(dist.loop_dims[root]) if d in (match.i, match.j)],
+                               dist.extents, [UK.WORKGROUP_TILE[0] if d == match.i else UK.WORKGROUP_TILE[1]
+                                              for d in dist.loop_dims[root] if d in (match.i, match.j)])
     # An odd number (> 1) of workgroups leaves a thread idle at the end: cut the dim with the
     # largest tile into one more part.
     if split:
@@ -189,6 +193,21 @@ def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
         k = max(range(len(tiles)), key=lambda x: (tiles[x], x))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles
+
+
+def _keep_ragged_dim_whole(tiles: List[int], dims: List[int], extents: List[int], limits: List[int]) -> None:
+    """Workgroups of equal work: where one of the micro-kernel's two dims (``dims``, positions
+    in ``tiles``) is cut raggedly (its last part under 3/4 of a tile: 24 rows as 16 + 8) while the other is already cut into two
+    or more equal parts, the ragged dim stays whole (up to its ``limits`` tile), so a static
+    schedule gives every thread the same share (16 + 16 against 8 + 8 rows left one thread
+    idle half the time)."""
+    if len(dims) != 2:
+        return
+    for a, b, lim in ((dims[0], dims[1], limits[0]), (dims[1], dims[0], limits[1])):
+        ea, eb = extents[a], extents[b]
+        rest = ea % tiles[a]
+        if rest and 4 * rest < 3 * tiles[a] and ea <= lim and eb % tiles[b] == 0 and eb // tiles[b] >= 2:
+            tiles[a] = ea
 
 
 def _im2col_match(root: Operation, ctx: PassContext):
