@@ -100,6 +100,43 @@ def test_control_flow_kernels(target):
     np.testing.assert_allclose(m.piecewise(x, t), _piecewise(x, t), rtol=1e-6, atol=0)
 
 
+PADS = """
+func.func @pads(%x: tensor<6x40x40xf32>, %y: tensor<2x31x33xf32>) -> (tensor<6x42x44xf32>, tensor<4x31x36xf32>) {
+  %z = arith.constant 0.0 : f32
+  %m = arith.constant -1.5 : f32
+  %p = tensor.pad %x low[0, 1, 3] high[0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %z : f32
+  } : tensor<6x40x40xf32> to tensor<6x42x44xf32>
+  %q = tensor.pad %y low[1, 0, 2] high[1, 0, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %m : f32
+  } : tensor<2x31x33xf32> to tensor<4x31x36xf32>
+  return %p, %q : tensor<6x42x44xf32>, tensor<4x31x36xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_large_pads_are_shared_between_workgroups(target):
+    """A pad of >= 1024 elements is cut in two workgroups along its outermost unpadded dim on
+    openmp (6 channels of 42x44; the second pad's only unpadded dim is its middle one, odd
+    extent 31): every element is written once, the border with the padding value."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((6, 40, 40)).astype(np.float32)
+    y = rng.standard_normal((2, 31, 33)).astype(np.float32)
+    m = ireec.compile_source(PADS, target=target, source_name="pads.mlir")
+    p, q = m.pads(x, y)
+    np.testing.assert_array_equal(p, np.pad(x, ((0, 0), (1, 1), (3, 1))))
+    np.testing.assert_array_equal(q, np.pad(y, ((1, 1), (0, 0), (2, 1)), constant_values=-1.5))
+    if target == "openmp":
+        from ireec.compiler import compile_source
+
+        c = compile_source(PADS, "pads.mlir", target="openmp")
+        kernels = next(text for name, text in c.files.items() if name.endswith("_kernels.c"))
+        assert kernels.count("workgroup count 2x1x1") == 2
+
+
 # ------------------------------------------------------------- threads and warnings
 GRID_KERNEL = """
 "hal.executable"() ({

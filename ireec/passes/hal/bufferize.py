@@ -49,10 +49,12 @@ def emit_copy(b: Builder, src: Value, dst: Value, distribute=None) -> Operation:
                          lambda bb, args: [args[0]], result_types=[], attrs=attrs, builder=b)
 
 
-def emit_fill(b: Builder, value: Value, dst: Value) -> Operation:
+def emit_fill(b: Builder, value: Value, dst: Value, distribute=None) -> Operation:
+    """dst[...] = value as a linalg.generic on memrefs; ``distribute`` as in :func:`emit_copy`."""
     rank = dst.type.rank
+    attrs = {"ireec.distribute": DenseArrayAttr(T.i64, tuple(distribute))} if distribute else None
     return build_generic([value], [dst], [AffineMap(rank, 0, ()), AffineMap.identity(rank)],
-                         ["parallel"] * rank, lambda bb, args: [args[0]], result_types=[], builder=b)
+                         ["parallel"] * rank, lambda bb, args: [args[0]], result_types=[], attrs=attrs, builder=b)
 
 
 def subview(b: Builder, src: Value, offsets, sizes, strides, result_shape=None) -> Value:
@@ -222,8 +224,10 @@ class BufferizePass(Pass):
         pad_val = yield_op.operands[0]
         if pad_val.owner is not None and isinstance(pad_val.owner, Operation) and pad_val.owner.parent is op.body:
             raise CompileError("tensor.pad with a computed padding value is not supported", op.loc)
-        emit_fill(b, pad_val, dst)
-        emit_copy(b, buf[src], subview(b, dst, low, list(src.type.shape), [1] * len(low)))
+        dist = op.attributes.get("ireec.distribute")  # unpadded dims: the same in both views
+        dims = list(dist.value) if dist is not None else None
+        emit_fill(b, pad_val, dst, dims)
+        emit_copy(b, buf[src], subview(b, dst, low, list(src.type.shape), [1] * len(low)), dims)
         buf[op.results[0]] = dst
 
 

@@ -17,7 +17,9 @@ tensor ops are all linalg structured ops (after generalization):
   ``ceil(extent / tile)`` per distributed dim (x = innermost) and ``workgroup_size = [1, 1, 1]``
   (a CPU workgroup is one invocation).
 
-Kernels holding other tensor ops (pad, slices, concat, ...) run as one workgroup.
+Kernels holding other tensor ops (pad, slices, concat, ...) run as one workgroup, except a
+kernel that is one large ``tensor.pad`` on a target whose workgroups run concurrently: it is
+cut in two along its outermost unpadded dim (:func:`_distribute_pad`).
 
 A root that the target computes with a micro-kernel (``Target.ukernels``; an f32 contraction,
 :mod:`.ukernels`) gets the micro-kernel's workgroup tiles and cache blocking instead:
@@ -88,6 +90,8 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
         for e, t in zip(dist.extents, tiles):
             flat += [e, t]
         kernel.attributes["ireec.distribution"] = DenseArrayAttr(T.i64, tuple(flat))
+    elif root is not None and ctx is not None and getattr(ctx.target, "concurrent_workgroups", False):
+        count = _distribute_pad(kernel, compute, count)
     if root is not None and L.is_linalg_structured(root):
         per_loop = [0] * len(L.iterator_types(root))
         if dist is not None and dist.extents:
@@ -143,6 +147,29 @@ def split_for_concurrency(extents: List[int], tiles: List[int], root: Operation)
     out = list(tiles)
     out[cut[0]] = -(-extents[cut[0]] // 2)
     return out
+
+
+def _distribute_pad(kernel: Operation, compute: List[Operation], count: List[int]) -> List[int]:
+    """A kernel that is one static ``tensor.pad`` of at least :data:`MIN_SPLIT_ITERATIONS`
+    elements, on a target whose workgroups run concurrently: its outermost unpadded dim of
+    extent >= 2 (result index = source index there) is cut in two workgroups, each filling
+    and copying its half (``ireec.distribute`` on the pad, read by bufferization), so the
+    other threads do not wait at the dispatch's barrier. Returns the workgroup count."""
+    if len(compute) != 1 or compute[0].name != "tensor.pad":
+        return count
+    pad = compute[0]
+    t = pad.results[0].type
+    low, high = pad.attributes.get("static_low"), pad.attributes.get("static_high")
+    if low is None or high is None or not t.has_static_shape or t.num_elements < MIN_SPLIT_ITERATIONS:
+        return count
+    dims = [d for d, (lo, hi) in enumerate(zip(low.value, high.value)) if lo == 0 and hi == 0 and t.shape[d] >= 2]
+    if not dims:
+        return count
+    d = dims[0]
+    tile = ceil_div(t.shape[d], 2)
+    pad.attributes["ireec.distribute"] = DenseArrayAttr(T.i64, (d,))
+    kernel.attributes["ireec.distribution"] = DenseArrayAttr(T.i64, (t.shape[d], tile))
+    return [ceil_div(t.shape[d], tile), 1, 1]
 
 
 def _ukernel_match(root: Operation, ctx: PassContext):
