@@ -45,3 +45,16 @@ func.func @sum(%a: tensor<2x3xf32>) -> tensor<2xf32> {
   %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// A depthwise convolution (feature_group_count = input features, one output feature per
+// group) indexes its feature dims by the group dim alone: no reshape of the input, the
+// kernel (its input feature dim of size 1 read at 0) or the result.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2 * 2 + d4, d3 * 2 + d5, d1)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5, 0, d1)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d1)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         return
+func.func @depthwise(%x: tensor<1x9x9x8xf32>, %w: tensor<3x3x1x8xf32>) -> tensor<1x4x4x8xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 8 : i64} : (tensor<1x9x9x8xf32>, tensor<3x3x1x8xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}

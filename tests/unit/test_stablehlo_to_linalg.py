@@ -406,15 +406,19 @@ def _np_conv_nhwc(x, w, stride, pad, lhs_dil, rhs_dil, groups):
     return out
 
 
-@pytest.mark.parametrize("stride,pad,lhs_dil,rhs_dil,groups", [
-    ((1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), 1),
-    ((2, 1), ((0, 1), (2, 0)), (1, 1), (2, 1), 1),
-    ((1, 1), ((0, 0), (0, 0)), (2, 2), (1, 1), 1),
-    ((1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1), 2),
+@pytest.mark.parametrize("stride,pad,lhs_dil,rhs_dil,groups,cout", [
+    ((1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), 1, 6),
+    ((2, 1), ((0, 1), (2, 0)), (1, 1), (2, 1), 1, 6),
+    ((1, 1), ((0, 0), (0, 0)), (2, 2), (1, 1), 1, 6),
+    ((1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1), 2, 6),
+    # depthwise (one input feature per group): multiplier 1 and 2; one output feature per group
+    ((2, 2), ((0, 1), (0, 1)), (1, 1), (1, 1), 4, 4),
+    ((1, 1), ((1, 1), (1, 1)), (1, 1), (2, 1), 4, 8),
+    ((1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1), 2, 2),
 ])
-def test_convolution_nhwc(stride, pad, lhs_dil, rhs_dil, groups):
+def test_convolution_nhwc(stride, pad, lhs_dil, rhs_dil, groups, cout):
     rng = np.random.default_rng(1)
-    cin, cout = 4, 6
+    cin = 4
     x = rng.standard_normal((2, 6, 7, cin), np.float32)
     w = rng.standard_normal((3, 2, cin // groups, cout), np.float32)
     ref = _np_conv_nhwc(x, w, stride, pad, lhs_dil, rhs_dil, groups).astype(np.float32)

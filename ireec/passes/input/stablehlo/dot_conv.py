@@ -12,7 +12,8 @@ dilation - 1, negative padding crops); window strides and rhs dilation go into t
 indexing map (``o * stride + k * dilation``); window reversal reverses the kernel first;
 ``feature_group_count`` G splits the input feature dim into (G, C/G) and the kernel output
 feature dim into (G, O/G) with expand_shape, so every map stays a projected permutation or a
-strided sum. Dimension numbers in any layout are read off the maps directly.
+strided sum; a split whose inner part has size 1 (a depthwise convolution: one input feature
+per group, channel multiplier 1) is not made, the feature dim is indexed by the group dim. Dimension numbers in any layout are read off the maps directly.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import List
 from ....dialects import linalg as L
 from ....dialects import stablehlo as shlo
 from ....ir import types as T
-from ....ir.affine import AffineDim, AffineExpr, AffineMap
+from ....ir.affine import AffineConst, AffineDim, AffineExpr, AffineMap
 from ....ir.attributes import DenseArrayAttr, FloatAttr, IntegerAttr
 from ....ir.core import Builder, Operation, Value
 from ....ir.diagnostics import CompileError
@@ -147,32 +148,43 @@ def lower_convolution(op: Operation, b: Builder):
     rev = [dn["kernel_spatial_dimensions"][i] for i, r in enumerate(win["window_reversal"]) if r]
     if rev:
         w = _reverse(b, w, rev)
-    # 3. iteration dims: b, [g], fo, o_0..o_{n-1} | c, k_0..k_{n-1}
+    # 3. iteration dims: b, [g], fo, o_0..o_{n-1} | c, k_0..k_{n-1}; with one input feature
+    # per group (a depthwise convolution) c is dropped (the kernel's input feature dim, of
+    # size 1, is read at 0), and with one output feature per group fo is dropped: no reshape
+    # then splits that operand, so elementwise consumers fuse with the convolution directly.
     grouped = G > 1
+    fin, kof = dn["input_feature_dimension"], dn["kernel_output_feature_dimension"]
+    if grouped and (xt.shape[fin] % G or wt.shape[kof] % G):
+        raise CompileError("feature_group_count does not divide the feature dims", op.loc)
+    unit_c = grouped and xt.shape[fin] == G
+    unit_fo = grouped and wt.shape[kof] == G
     dim = {}
-    names = ["b"] + (["g"] if grouped else []) + ["fo"] + [f"o{i}" for i in range(ns)] + ["c"] \
-        + [f"k{i}" for i in range(ns)]
+    names = ["b"] + (["g"] if grouped else []) + ([] if unit_fo else ["fo"]) + [f"o{i}" for i in range(ns)] \
+        + ([] if unit_c else ["c"]) + [f"k{i}" for i in range(ns)]
     for i, nme in enumerate(names):
         dim[nme] = AffineDim(i)
     nd = len(names)
-    n_par = nd - 1 - ns
+    n_par = nd - (0 if unit_c else 1) - ns
 
     def split(shape, pos, groups):
         s = list(shape)
         return s[:pos] + [groups, s[pos] // groups] + s[pos + 1:]
 
+    def grouped_dims(inner):
+        """Exprs of a feature dim: (g, inner) when grouped, g alone when inner is dropped."""
+        if not grouped:
+            return [dim[inner]]
+        return [dim["g"]] if inner not in dim else [dim["g"], dim[inner]]
+
     # Input map (input feature dim split into (g, c) when grouped).
-    fin = dn["input_feature_dimension"]
-    if grouped:
-        if xt.shape[fin] % G or wt.shape[dn["kernel_output_feature_dimension"]] % G:
-            raise CompileError("feature_group_count does not divide the feature dims", op.loc)
+    if grouped and not unit_c:
         x = reshape(b, x, split(xt.shape, fin, G))
     in_exprs: List[AffineExpr] = []
     for d in range(xt.rank):
         if d == dn["input_batch_dimension"]:
             in_exprs.append(dim["b"])
         elif d == fin:
-            in_exprs += [dim["g"], dim["c"]] if grouped else [dim["c"]]
+            in_exprs += grouped_dims("c")
         else:
             i = dn["input_spatial_dimensions"].index(d)
             e = dim[f"o{i}"] * win["window_strides"][i] if win["window_strides"][i] != 1 \
@@ -180,34 +192,33 @@ def lower_convolution(op: Operation, b: Builder):
             k = dim[f"k{i}"] * win["rhs_dilation"][i] if win["rhs_dilation"][i] != 1 else dim[f"k{i}"]
             in_exprs.append(e + k)
     # Kernel map (output feature dim split into (g, fo) when grouped).
-    kof = dn["kernel_output_feature_dimension"]
-    if grouped:
+    if grouped and not unit_fo:
         w = reshape(b, w, split(wt.shape, kof, G))
     k_exprs: List[AffineExpr] = []
     for d in range(wt.rank):
         if d == dn["kernel_input_feature_dimension"]:
-            k_exprs.append(dim["c"])
+            k_exprs.append(AffineConst(0) if unit_c else dim["c"])
         elif d == kof:
-            k_exprs += [dim["g"], dim["fo"]] if grouped else [dim["fo"]]
+            k_exprs += grouped_dims("fo")
         else:
             k_exprs.append(dim[f"k{dn['kernel_spatial_dimensions'].index(d)}"])
     # Output map (feature dim split into (g, fo) when grouped).
     fout = dn["output_feature_dimension"]
-    out_shape = split(ot.shape, fout, G) if grouped else list(ot.shape)
+    out_shape = split(ot.shape, fout, G) if grouped and not unit_fo else list(ot.shape)
     o_exprs: List[AffineExpr] = []
     for d in range(ot.rank):
         if d == dn["output_batch_dimension"]:
             o_exprs.append(dim["b"])
         elif d == fout:
-            o_exprs += [dim["g"], dim["fo"]] if grouped else [dim["fo"]]
+            o_exprs += grouped_dims("fo")
         else:
             o_exprs.append(dim[f"o{dn['output_spatial_dimensions'].index(d)}"])
     init = _zero_fill(b, out_shape, et)
     maps = [AffineMap(nd, 0, tuple(in_exprs)), AffineMap(nd, 0, tuple(k_exprs)),
             AffineMap(nd, 0, tuple(o_exprs))]
-    iters = ["parallel"] * n_par + ["reduction"] * (1 + ns)
+    iters = ["parallel"] * n_par + ["reduction"] * (nd - n_par)
     r = generic(b, [x, w], [init], maps, iters, lambda sb, a: [_mac(sb, *a)]).result
-    if grouped:
+    if grouped and not unit_fo:
         r = reshape(b, r, ot.shape)
     return [r]
 
