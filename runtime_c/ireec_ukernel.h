@@ -47,7 +47,8 @@
  * few rows (IREEC_UK_SGEMM_DIRECT_B_ROWS) B's full-width panels are read in place, unpacked.
  *
  * Every C element sees its products in the order k = 0, 1, ..., K-1 added to its initial
- * value (the accumulators are loaded from C), as in the plain loop nest; under
+ * value (the accumulators are loaded from C, or start at +0.0 when the caller's zero fill
+ * was dropped: the same sums), as in the plain loop nest; under
  * -ffp-contract=off the results are therefore bit-identical to it, and with contraction
  * each step is one fused multiply-add. */
 #ifndef IREEC_UKERNEL_H_
@@ -76,13 +77,15 @@
 
 /* A micro-kernel: C[mr x nr] (row stride ldc) += sum over k < kc of a[r*lda + k] * b[k*ldb + c],
  * a A itself (rows contiguous in k) or a packed row-major block (lda = kc), b a packed panel
- * (ldb = nr) or B itself. */
+ * (ldb = nr) or B itself; with accumulate = 0 the sums start from zero and C is only written
+ * (`=` instead of `+=`). */
 typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
-                                       int64_t ldb, float *c, int64_t ldc);
+                                       int64_t ldb, float *c, int64_t ldc, int accumulate);
 /* A one-row kernel for the rows of a partial register tile (fewer than mr rows left, e.g. a
- * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c]. */
+ * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c] (`=` with
+ * accumulate = 0). */
 typedef void (*ireec_uk_sgemm_row_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
-                                      int64_t ldb, float *c);
+                                      int64_t ldb, float *c, int accumulate);
 /* The kernels for one ISA and their register tile. */
 typedef struct {
   int mr, nr;
@@ -102,12 +105,15 @@ typedef struct {
  * -ffp-contract=off. */
 #define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                      \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
-                         const float *b, int64_t ldb, float *c, int64_t ldc) {     \
+                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate) { \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
     for (r = 0; r < MR; ++r)                                                               \
-      for (v = 0; v < NV; ++v) memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));       \
+      for (v = 0; v < NV; ++v) {                                                           \
+        if (accumulate) memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));               \
+        else acc[r][v] = (VT){0};                                                          \
+      }                                                                                    \
     for (k = 0; k < kc; ++k) {                                                             \
       VT bv[NV];                                                                           \
       for (v = 0; v < NV; ++v) memcpy(&bv[v], b + k * ldb + v * W, sizeof(VT));           \
@@ -123,11 +129,14 @@ typedef struct {
  * 1 x (NV * lanes) tile. */
 #define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                          \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
-                         const float *b, int64_t ldb, float *c) {                  \
+                         const float *b, int64_t ldb, float *c, int accumulate) {  \
     VT acc[NV];                                                                            \
     int v;                                                                                 \
     int64_t k;                                                                             \
-    for (v = 0; v < NV; ++v) memcpy(&acc[v], c + v * W, sizeof(VT));                      \
+    for (v = 0; v < NV; ++v) {                                                             \
+      if (accumulate) memcpy(&acc[v], c + v * W, sizeof(VT));                              \
+      else acc[v] = (VT){0};                                                               \
+    }                                                                                      \
     for (k = 0; k < kc; ++k) {                                                             \
       const float s = a[k * lda];                                                          \
       for (v = 0; v < NV; ++v) {                                                           \
@@ -147,12 +156,12 @@ IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_4, , ireec_uk_v4f, 4, 1)
 /* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F); the
  * names are the vector kernels' (ireec_uk_sgemm_select gives nr = 4 here). */
 static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, const float *b,
-                                    int64_t ldb, float *c, int64_t ldc) {
+                                    int64_t ldb, float *c, int64_t ldc, int accumulate) {
   float acc[4][4];
   int r, j;
   int64_t k;
   for (r = 0; r < 4; ++r)
-    for (j = 0; j < 4; ++j) acc[r][j] = c[r * ldc + j];
+    for (j = 0; j < 4; ++j) acc[r][j] = accumulate ? c[r * ldc + j] : 0.0f;
   for (k = 0; k < kc; ++k)
     for (r = 0; r < 4; ++r)
       for (j = 0; j < 4; ++j) acc[r][j] += a[r * lda + k] * b[k * ldb + j];
@@ -160,11 +169,11 @@ static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, con
     for (j = 0; j < 4; ++j) c[r * ldc + j] = acc[r][j];
 }
 static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const float *b,
-                                 int64_t ldb, float *c) {
+                                 int64_t ldb, float *c, int accumulate) {
   float acc[4];
   int j;
   int64_t k;
-  for (j = 0; j < 4; ++j) acc[j] = c[j];
+  for (j = 0; j < 4; ++j) acc[j] = accumulate ? c[j] : 0.0f;
   for (k = 0; k < kc; ++k)
     for (j = 0; j < 4; ++j) acc[j] += a[k * lda] * b[k * ldb + j];
   for (j = 0; j < 4; ++j) c[j] = acc[j];
@@ -340,14 +349,21 @@ static void ireec_uk_sgemm_pack_a(int64_t mcur, int64_t kcur, const float *a, in
     for (i = 0; i < mcur; ++i) ap[i * kcur + k] = a[i * a_m + k * a_k];
 }
 
+/* Flags of ireec_uk_sgemm (IREE's IREE_UK_FLAG_MMT4D_ACCUMULATE): add the products to C's
+ * initial values; without it C is overwritten (its initial contents are never read, as
+ * after a zero fill the compiler dropped). */
+#define IREEC_UK_FLAG_ACCUMULATE 1
+
 /* ireec_uk_sgemm: C[i*ldc + j] += sum_k A[i*a_m + k*a_k] * B[k*b_k + j*b_n] for i < M, j < N,
- * k < K in that k order, blocked by mc x nc x kc (see the top of this file); `work` holds
+ * k < K in that k order (`=` from a zero start without IREEC_UK_FLAG_ACCUMULATE in `flags`),
+ * blocked by mc x nc x kc (see the top of this file); `work` holds
  * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats. Sizes are elements; strides may be any
  * value (a transposed A has a_m = 1). Nothing is allocated and no state is kept, so calls
  * from several threads at once are safe. */
 static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_m,
                                   int64_t a_k, const float *B, int64_t b_k, int64_t b_n, float *C,
-                                  int64_t ldc, int64_t mc, int64_t nc, int64_t kc, float *work) {
+                                  int64_t ldc, int64_t mc, int64_t nc, int64_t kc, float *work,
+                                  int flags) {
   ireec_uk_sgemm_isa_t isa;
   int mr, nr, direct, direct_a;
   float *bp = (float *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
@@ -372,6 +388,8 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
     const int64_t ncur = N - jc < nc ? N - jc : nc;
     for (pc = 0; pc < K; pc += kc) {
       const int64_t kcur = K - pc < kc ? K - pc : kc;
+      /* The first k block starts from C (accumulating) or from zero. */
+      const int acc = pc > 0 || (flags & IREEC_UK_FLAG_ACCUMULATE);
       /* B[pc.., jc..] into ceil(ncur / nr) panels of kcur x nr, zero-padded (in the direct
        * case only a last panel that neither the full nor the half-width kernel covers). */
       ireec_uk_sgemm_pack_b(kcur, ncur, B + pc * b_k + jc * b_n, b_k, b_n, nr,
@@ -401,24 +419,24 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
             int64_t off;
             for (off = 0; off + pw <= w; off += pw) {
               if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc);
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc);
                 continue;
               }
               /* Fewer rows than a register tile: row by row. */
-              for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off);
+              for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc);
             }
             if (off < w) {
               /* The last w - off columns (b is a packed, zero-padded panel here) through a
                * pw-wide copy of their valid part. */
               const int64_t wr = w - off;
               for (i = 0; i < h; ++i) {
-                memcpy(edge + i * pw, c + i * ldc + off, (size_t)wr * sizeof(float));
-                for (j = wr; j < pw; ++j) edge[i * pw + j] = 0.0f;
+                if (acc) memcpy(edge + i * pw, c + i * ldc + off, (size_t)wr * sizeof(float));
+                for (j = acc ? wr : 0; j < pw; ++j) edge[i * pw + j] = 0.0f;
               }
               if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw);
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1);
               } else {
-                for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw);
+                for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw, 1);
               }
               for (i = 0; i < h; ++i) memcpy(c + i * ldc + off, edge + i * pw, (size_t)wr * sizeof(float));
             }

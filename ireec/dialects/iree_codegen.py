@@ -10,7 +10,9 @@ own operand form (printed generically):
       "iree_codegen.ukernel.generic"(%A, %B, %C, %work, <index of the first element of the
           tile in A, B and C, one per dim>..., %M, %N, %K)
           {u_kernel_fn_name = "ireec_uk_sgemm", strides = array<i64: a_m, a_k, b_k, b_n, ldc>,
-           blocking = array<i64: MC, NC, KC>}
+           blocking = array<i64: MC, NC, KC>, accumulate = true|false}
+
+  (``accumulate`` false: C is overwritten, its initial contents never read; absent: true)
 
 - the GPU matmul (ireec/passes/hal/gpu_lower_to_ukernels.py, ``ireec_gpu_matmul_<type>`` of
   runtime_c/ireec_runtime.h)::

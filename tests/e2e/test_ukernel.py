@@ -80,6 +80,31 @@ def test_sgemm_transposed_operands(layout, m, n, k):
     np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
 
 
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_zero_init_is_overwritten_and_other_inits_accumulate(target):
+    """A zero fill of C right before the micro-kernel is dropped and the call starts its sums
+    from zero (flags 0: C is only written, over edge tiles and several k blocks too); a
+    bias broadcast as the init is accumulated onto (IREEC_UK_FLAG_ACCUMULATE)."""
+    m, n, k = 67, 45, 600
+    zero = _matmul_src(m, n, k, "nn")
+    kernels = compile_to_c(zero, "t.mlir", target=target).files["t_kernels.c"]
+    call = next(ln for ln in kernels.splitlines() if "ireec_uk_sgemm(" in ln)
+    assert call.rstrip().endswith(", 0);") and "= 0.0f;" not in kernels
+    a, b, _, _ = _operands(m, n, k, "nn", seed=4)
+    out = np.full((m, n), np.nan, np.float32)  # C holds NaNs first: an overwrite never reads them
+    ireec.compile_source(zero, target=target).f(a, b, out=out)
+    np.testing.assert_allclose(out, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+    bias = zero.replace("%zero = arith.constant 0.0 : f32\n", "").replace(
+        f"%c = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>",
+        f"%c = linalg.broadcast ins(%v : tensor<{n}xf32>) outs(%e : tensor<{m}x{n}xf32>) dimensions = [0]").replace(
+        f"%b: tensor<{k}x{n}xf32>)", f"%b: tensor<{k}x{n}xf32>, %v: tensor<{n}xf32>)")
+    kernels = compile_to_c(bias, "t.mlir", target=target).files["t_kernels.c"]
+    assert "IREEC_UK_FLAG_ACCUMULATE);" in kernels
+    v = np.random.default_rng(5).standard_normal(n).astype(np.float32)
+    np.testing.assert_allclose(ireec.compile_source(bias, target=target).f(a, b, v),
+                               a.astype(np.float64) @ b + v, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+
+
 def test_batch_matmul_through_the_ukernel():
     from .test_fusion_tiling import BATCH_MATMUL
     out = compile_to_c(BATCH_MATMUL, "t.mlir", target="c")

@@ -62,14 +62,14 @@ from typing import Dict, List, Optional, Tuple
 
 from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
-from ...ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
+from ...ir.attributes import BoolAttr, DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ...dialects.memref import build_alloc
 from .bufferize import segment_sizes
 from . import im2col as IM
 from . import ukernels as UK
-from .memref_utils import loop_order, strides_and_offset
+from .memref_utils import loop_order, strides_and_offset, zero_fill_before
 from ..pass_base import Pass, PassContext, register_pass
 
 
@@ -301,6 +301,37 @@ class _Tiles:
                 self.sizes.append(b.create("arith.minsi", [ib.const(t), rest], [T.index]).result)
 
 
+def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
+    """IREE's micro-kernels without the ACCUMULATE flag (``iree_uk_mmt4d`` overwrites its
+    output unless told to accumulate): a zero fill of C directly followed by the contraction
+    that calls ``ireec_uk_sgemm`` on all of C (no filter taps looped around the call, a static
+    reduction of at least one element, the same workgroup tiling of C) is dropped and the
+    contraction marked ``ireec.ukernel_overwrite``: the micro-kernel starts its sums from
+    zero instead of reading the zeros back."""
+    for op in [o for o in kernel.walk() if o.name == "linalg.generic" and "ireec.ukernel_blocking" in o.attributes]:
+        plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
+        if plan is None or plan[0].taps:
+            continue
+        fill = zero_fill_before(op, plan[1][2])
+        if fill is None:
+            continue
+        match, c_map = plan[0], plan[2][2]
+        k_range = generic_loop_ranges(op)[match.k]
+        if not isinstance(k_range, int) or k_range < 1:
+            continue
+        if not all(isinstance(e, AffineDim) or (isinstance(e, AffineConst) and e.value == 0)
+                   for e in c_map.results):
+            continue
+        fd, cd = fill.attributes.get("ireec.distribute"), op.attributes.get("ireec.distribute")
+        fdims = list(fd.value) if fd is not None else []
+        cdims = [c_map.results.index(AffineDim(d)) if AffineDim(d) in c_map.results else -1
+                 for d in (list(cd.value) if cd is not None else [])]
+        if fdims != cdims:
+            continue  # the fill and the call cover different parts of C
+        op.attributes["ireec.ukernel_overwrite"] = UnitAttr()
+        fill.erase()
+
+
 @register_pass
 class ConvertLinalgToLoopsPass(Pass):
     """MLIR's ``convert-linalg-to-loops`` with workgroup distribution: see the module docstring."""
@@ -314,6 +345,7 @@ class ConvertLinalgToLoopsPass(Pass):
                    for k in exe.walk() if k.name == "func.func"]
         seen = set()
         for k in kernels:
+            _elide_zero_fills_of_ukernel_outputs(k)
             tiles = _Tiles(k)
             for op in [o for o in k.walk() if o.name == "linalg.generic"]:
                 seen.add(id(op))
@@ -427,28 +459,28 @@ class ConvertLinalgToLoopsPass(Pass):
         op.erase()
 
     @staticmethod
-    def _lower_to_ukernel(op: Operation, ubs: List[Value], tile_of: Dict[int, int], tiles,
-                          ib: "_IndexBuilder") -> bool:
-        """Replace memref generic ``op`` by loops over its batch dims and taps around an
-        ``iree_codegen.ukernel.generic`` call of ``ireec_uk_sgemm`` (module docstring), built
-        before ``op``; False (nothing built) when an operand has no static strides."""
+    def _sgemm_plan(op: Operation):
+        """``(match, (a, b, c), (a_map, b_map, c_map), strides)`` when memref generic ``op``
+        (marked ``ireec.ukernel_blocking``) can call ``ireec_uk_sgemm``: a matched contraction
+        whose C is neither A nor B, no operand a kernel-local constant, and static element
+        strides ``(a_m, a_k, b_k, b_n, ldc)`` with C's rows contiguous; else None."""
         maps = generic_maps(op)
         match = UK.match_sgemm(op, loop_order(op, maps[0].num_dims))
         if match is None:
-            return False
+            return None
         a, bm, c = op.operands[:3]
         a_map, b_map, c_map = maps[:3]
         if match.swapped:  # the operand indexed by i is the second input
             a, bm, a_map, b_map = bm, a, b_map, a_map
         if c is a or c is bm:
-            return False  # the micro-kernel reads A and B while it writes C
+            return None  # the micro-kernel reads A and B while it writes C
         if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
                for v in (a, bm, c)):
-            return False  # kernel-local constants may fold to scalars: no pointer to pass
+            return None  # kernel-local constants may fold to scalars: no pointer to pass
         try:
             sa, sb, sc = (strides_and_offset(v.type)[0] for v in (a, bm, c))
         except ValueError:
-            return False
+            return None
 
         def stride(m: AffineMap, st, d: int) -> Optional[int]:
             """Elements one step of loop ``d`` moves through the operand (None: dynamic)."""
@@ -464,7 +496,20 @@ class ConvertLinalgToLoopsPass(Pass):
         strides = (stride(a_map, sa, match.i), stride(a_map, sa, match.k), stride(b_map, sb, match.k),
                    stride(b_map, sb, match.j), stride(c_map, sc, match.i))
         if any(x is None for x in strides) or stride(c_map, sc, match.j) != 1:
+            return None
+        return match, (a, bm, c), (a_map, b_map, c_map), strides
+
+    @staticmethod
+    def _lower_to_ukernel(op: Operation, ubs: List[Value], tile_of: Dict[int, int], tiles,
+                          ib: "_IndexBuilder") -> bool:
+        """Replace memref generic ``op`` by loops over its batch dims and taps around an
+        ``iree_codegen.ukernel.generic`` call of ``ireec_uk_sgemm`` (module docstring), built
+        before ``op``; False (nothing built) when :meth:`_sgemm_plan` finds none."""
+        plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
+        if plan is None:
             return False
+        match, (a, bm, c), (a_map, b_map, c_map), strides = plan
+        maps = generic_maps(op)
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
         c0, c1 = ib.const(0), ib.const(1)
         b = ib.b
@@ -488,7 +533,8 @@ class ConvertLinalgToLoopsPass(Pass):
                          if k in op.attributes},
                       "u_kernel_fn_name": StringAttr(UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),
-                      "blocking": DenseArrayAttr(T.i64, (mc, nc, kc))})
+                      "blocking": DenseArrayAttr(T.i64, (mc, nc, kc)),
+                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes)})
         return True
 
     @staticmethod
@@ -619,7 +665,8 @@ class ConvertLinalgToLoopsPass(Pass):
                          if k in op.attributes},
                       "u_kernel_fn_name": StringAttr(UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),
-                      "blocking": DenseArrayAttr(T.i64, (mc, nc, kc))})
+                      "blocking": DenseArrayAttr(T.i64, (mc, nc, kc)),
+                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes)})
         return True
 
     @staticmethod

@@ -29,7 +29,7 @@ from ...ir.attributes import DenseArrayAttr, IntegerAttr, StringAttr
 from ...ir.core import Builder, Operation
 from ..pass_base import Pass, PassContext, register_pass
 from .gpu_select_lowering_strategy import matmul_dims
-from .memref_utils import strides_and_offset
+from .memref_utils import strides_and_offset, zero_fill_before
 
 
 def _binding_memref(v) -> bool:
@@ -38,32 +38,6 @@ def _binding_memref(v) -> bool:
     return (isinstance(o, Operation) and o.name == "hal.interface.binding.subspan"
             and isinstance(t, T.MemRefType) and t.layout is None
             and all(d is not None and d >= 0 for d in t.shape))
-
-
-def _zero_fill_of(op: Operation, c) -> Optional[Operation]:
-    """The ``linalg.generic`` just before ``op`` (arith constants between are skipped) that
-    fills all of ``c`` with +0.0, if any."""
-    blk = op.parent
-    i = blk.ops.index(op) - 1
-    while i >= 0 and blk.ops[i].name == "arith.constant":
-        i -= 1
-    if i < 0:
-        return None
-    f = blk.ops[i]
-    if f.name != "linalg.generic" or L.outputs(f) != [c] or len(L.inputs(f)) != 1:
-        return None
-    src = L.inputs(f)[0].owner
-    body = list(L.payload(f).ops)
-    if (len(body) != 1 or body[0].operands[0] is not L.payload(f).args[0]
-            or not isinstance(src, Operation) or src.name != "arith.constant"):
-        return None
-    val = src.attributes["value"].value
-    if not isinstance(val, float) or val != 0.0 or str(val).startswith("-"):
-        return None
-    out_map = L.indexing_maps(f)[1]
-    if [getattr(e, "pos", None) for e in out_map.results] != list(range(len(c.type.shape))):
-        return None
-    return f
 
 
 def lower_to_ukernel(op: Operation, kernel: Operation) -> bool:
@@ -102,7 +76,7 @@ def lower_to_ukernel(op: Operation, kernel: Operation) -> bool:
     tile_of = {d: flat[2 * k + 1] for k, d in enumerate(root_dims)}
     n_dist = len(root_dims)
 
-    fill = _zero_fill_of(op, c)
+    fill = zero_fill_before(op, c)
     bld = Builder.before(op)
     bld.loc = op.loc
     ids = []

@@ -6,8 +6,9 @@ Only static strides and offsets are produced by ireec (all shapes are static).
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
+from ...dialects import linalg as L
 from ...dialects.linalg import indexing_maps
 from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
@@ -85,3 +86,30 @@ def loop_order(op, n: int) -> List[int]:
         for e, st in zip(m.results, strides):
             _coeff_strides(e, st, acc)
     return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
+
+
+def zero_fill_before(op, c) -> Optional["Operation"]:
+    """The memref ``linalg.generic`` just before ``op`` (arith constants between are skipped)
+    that fills all of ``c`` with +0.0, if any: the init a micro-kernel without its accumulate
+    flag replaces (IREE's ukernels start from zero unless told to accumulate)."""
+    blk = op.parent
+    i = blk.ops.index(op) - 1
+    while i >= 0 and blk.ops[i].name == "arith.constant":
+        i -= 1
+    if i < 0:
+        return None
+    f = blk.ops[i]
+    if f.name != "linalg.generic" or L.outputs(f) != [c] or len(L.inputs(f)) != 1:
+        return None
+    src = L.inputs(f)[0].owner
+    body = list(L.payload(f).ops)
+    if (len(body) != 1 or body[0].operands[0] is not L.payload(f).args[0]
+            or src is None or getattr(src, "name", None) != "arith.constant"):
+        return None
+    val = src.attributes["value"].value
+    if not isinstance(val, float) or val != 0.0 or str(val).startswith("-"):
+        return None
+    out_map = L.indexing_maps(f)[1]
+    if [getattr(e, "pos", None) for e in out_map.results] != list(range(len(c.type.shape))):
+        return None
+    return f

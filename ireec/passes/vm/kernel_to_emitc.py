@@ -488,8 +488,9 @@ class KernelLowering:
     def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
         """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/convert_linalg_to_loops.py)
         → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
-        blocking..., work)`` in the argument order of runtime_c/ireec_ukernel.h's
-        ``ireec_uk_sgemm``."""
+        blocking..., work, flags)`` in the argument order of runtime_c/ireec_ukernel.h's
+        ``ireec_uk_sgemm`` (flags: ``IREEC_UK_FLAG_ACCUMULATE`` unless the op's ``accumulate``
+        is false: C is then overwritten)."""
         mems = op.operands[:4]
         ranks = [m.type.rank for m in mems[:3]]
         rest = list(op.operands[4:])
@@ -515,8 +516,10 @@ class KernelLowering:
         m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
         sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
         mc, nc, kc = (str(int(x)) for x in op.attributes["blocking"].value)
+        acc = op.attributes.get("accumulate")
+        flags = "IREEC_UK_FLAG_ACCUMULATE" if acc is None or acc.value else "0"
         args = [m_, n_, k_, pointers[0], sa_m, sa_k, pointers[1], sb_k, sb_n, pointers[2], ldc,
-                mc, nc, kc, ref(self.v(mems[3]))]
+                mc, nc, kc, ref(self.v(mems[3])), flags]
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
                                                      "args": _str_array(args)})
 
