@@ -13,6 +13,7 @@ from .flow.consteval_jit_globals import ConstEvalJitGlobalsPass
 from .flow.convert_1x1_filter_conv2d_to_matmul import Convert1X1FilterConv2DToMatmulPass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
+from .flow.erase_unused_operands_and_results import EraseUnusedLinalgOperandsPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
 from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
@@ -78,6 +79,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # abi: the public calling convention.
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.
+    ("flow", EraseUnusedLinalgOperandsPass, "generic results nobody uses (the index of torch's max.dim) go with their inits and the payload ops only they need, and inputs the payload never reads go, as IREE's GlobalOptimization does first"),
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
     ("flow", Convert1X1FilterConv2DToMatmulPass, "convolutions with a 1x1 window and unit strides lose their window loops and become matmul-like generics; after elementwise fusion, so no producer is recomputed inside them"),
