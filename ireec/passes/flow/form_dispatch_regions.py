@@ -14,10 +14,11 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
   per-tile temporaries fit the stack, and the region can be placed at its last op (no value of
   the group is used by a host op in between). Contractions are never absorbed; reductions only
   into groups without a contraction (so a softmax is one dispatch).
-* ``tensor.empty``, scalar constants, ``linalg.fill`` of such and static
-  ``tensor.extract_slice``s read only as inputs of linalg ops are cloned into every region
-  using them (``CloneProducersIntoDispatchRegions``; a cloned slice is a view of the source's
-  binding, so no copy dispatch runs); host copies left unused are erased.
+* ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
+  using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
+* so are static ``tensor.extract_slice``s read only as inputs of linalg ops (IREE's
+  ``isClonableIntoDispatchOp``): a cloned slice is a view of the source's binding, so no copy
+  dispatch runs; a slice returned or read by another op is a root of its own.
 * shape-only ops (expand/collapse_shape, reshape, cast) become ``flow.tensor.reshape``.
 
 Every block of every function is processed (cf/scf control flow included). Values of a group
