@@ -88,4 +88,3 @@ func.func @two_reductions(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4
   } -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
-
