@@ -8,11 +8,13 @@ from typing import List, Tuple, Type
 
 from .abi.wrap_entry_points import WrapEntryPointsPass
 from .common.linalg_generalize_named_ops import LinalgGeneralizeNamedOpsPass
+from .flow.bubble_up_expand_shapes import BubbleUpExpandShapesPass
 from .flow.collapse_dimensions import CollapseDimensionsPass
 from .flow.consteval_jit_globals import ConstEvalJitGlobalsPass
 from .flow.convert_1x1_filter_conv2d_to_matmul import Convert1X1FilterConv2DToMatmulPass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
+from .flow.erase_unused_operands_and_results import EraseUnusedLinalgOperandsPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
 from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
@@ -78,7 +80,9 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # abi: the public calling convention.
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.
+    ("flow", EraseUnusedLinalgOperandsPass, "generic results nobody uses (the index of torch's max.dim) go with their inits and the payload ops only they need, and inputs the payload never reads go, as IREE's GlobalOptimization does first"),
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
+    ("flow", BubbleUpExpandShapesPass, "an expand_shape of a slice becomes a slice of the expanded source, so the slice meets its consumer and is cloned into its dispatch"),
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
     ("flow", Convert1X1FilterConv2DToMatmulPass, "convolutions with a 1x1 window and unit strides lose their window loops and become matmul-like generics; after elementwise fusion, so no producer is recomputed inside them"),
     ("flow", FormDispatchRegionsPass, "roots (matmul, conv, reductions, then the rest) with their fusable consumers and cloned fills/empties become dispatch regions"),

@@ -220,6 +220,25 @@ func.func @f(%a: tensor<64x50xf32>, %b: tensor<32x50xf32>) -> tensor<64x32xf32> 
 }
 """
 
+# Slices read by linalg ops (an attention block's q/k/v split into heads, a strided slice):
+# each is cloned into its consumer's dispatch and read from the source's buffer.
+SLICES_INTO_CONSUMERS = """
+func.func @f(%x: tensor<37x9x192xf32>) -> (tensor<37x4x9x16xf32>, tensor<37x9x64xf32>) {
+  %s = tensor.extract_slice %x[0, 0, 64] [37, 9, 64] [1, 1, 1] : tensor<37x9x192xf32> to tensor<37x9x64xf32>
+  %h = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [37, 9, 4, 16] : tensor<37x9x64xf32> into tensor<37x9x4x16xf32>
+  %e = tensor.empty() : tensor<37x4x9x16xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%h : tensor<37x9x4x16xf32>) outs(%e : tensor<37x4x9x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = math.exp %a : f32
+    linalg.yield %m : f32
+  } -> tensor<37x4x9x16xf32>
+  %s2 = tensor.extract_slice %x[0, 0, 1] [37, 9, 64] [1, 1, 3] : tensor<37x9x192xf32> to tensor<37x9x64xf32>
+  %d = arith.addf %s2, %s2 : tensor<37x9x64xf32>
+  return %t, %d : tensor<37x4x9x16xf32>, tensor<37x9x64xf32>
+}
+"""
+
 def _rand(rng, *shape):
     return rng.standard_normal(shape, dtype=np.float32)
 
@@ -269,6 +288,9 @@ def _cases():
                           _rand(r, 256, 10) * 0.1, _rand(r, 10))
     ref = _softmax(np.maximum(mx @ w1 + b1, 0) @ w2 + b2)
     yield "mlp_softmax", mlp_stablehlo(64), "mlp", (mx, w1, b1, w2, b2), (ref,)
+    sx = _rand(r, 37, 9, 192)
+    yield "slices_into_consumers", SLICES_INTO_CONSUMERS, "f", (sx,), (
+        np.exp(sx[:, :, 64:128].reshape(37, 9, 4, 16).transpose(0, 2, 1, 3)), sx[:, :, 1::3] * 2)
 
 
 CASES = list(_cases())

@@ -32,6 +32,32 @@ func.func @matmul_bias_exp(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor
   return %exp : tensor<4x16xf32>
 }
 
+// A static slice read only as a linalg input is cloned into its consumer's region (IREE's
+// isClonableIntoDispatchOp): the region captures the whole source and no copy dispatch of
+// the slice is formed. A slice that is returned keeps a region of its own.
+// CHECK-LABEL: func.func @slice_cloned_into_consumer
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         %[[R:[0-9]+]] = {{"?}}flow.dispatch.region
+// CHECK-NEXT:      tensor.extract_slice %arg0[0, 64] [4, 64] [1, 1]
+// CHECK:           math.exp
+// CHECK:           flow.return
+// CHECK:         %[[S:[0-9]+]] = {{"?}}flow.dispatch.region
+// CHECK-NEXT:      tensor.extract_slice %arg0[0, 1] [4, 64] [1, 2]
+// CHECK-NEXT:      flow.return
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         return %[[R]], %[[S]]
+func.func @slice_cloned_into_consumer(%x: tensor<4x192xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) {
+  %s = tensor.extract_slice %x[0, 64] [4, 64] [1, 1] : tensor<4x192xf32> to tensor<4x64xf32>
+  %e = tensor.empty() : tensor<4x64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = math.exp %a : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64xf32>
+  %t = tensor.extract_slice %x[0, 1] [4, 64] [1, 2] : tensor<4x192xf32> to tensor<4x64xf32>
+  return %r, %t : tensor<4x64xf32>, tensor<4x64xf32>
+}
+
 // Two independent reductions are two roots: two regions, each with its own copy of the
 // shared fill.
 // CHECK-LABEL: func.func @two_reductions

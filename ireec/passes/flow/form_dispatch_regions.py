@@ -19,6 +19,9 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
   kernel writes the bias into its destination tile.
 * ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
   using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
+* so are static ``tensor.extract_slice``s read only as inputs of linalg ops (IREE's
+  ``isClonableIntoDispatchOp``): a cloned slice is a view of the source's binding, so no copy
+  dispatch runs; a slice returned or read by another op is a root of its own.
 * shape-only ops (expand/collapse_shape, reshape, cast) become ``flow.tensor.reshape``.
 
 Every block of every function is processed (cf/scf control flow included). Values of a group
@@ -50,7 +53,28 @@ def is_dispatch_root(op: Operation) -> bool:
     return op.name in _TENSOR_DISPATCH_OPS and any(isinstance(r.type, T.TensorType) for r in op.results)
 
 
+def _is_clonable_slice(op: Operation) -> bool:
+    """A ``tensor.extract_slice`` with static offsets, sizes and strides read only as an input
+    of linalg ops of its block (IREE's ``isClonableIntoDispatchOp``): each consumer's dispatch
+    reads the slice straight from the source's buffer (a ``memref.subview`` of its binding),
+    so no copy dispatch runs. A slice returned or read by any other op keeps its dispatch."""
+    if op.name != "tensor.extract_slice" or len(op.operands) != 1 or not op.results[0].uses:
+        return False
+    return all(_is_linalg(u) and k < len(L.inputs(u)) and _in_block_or_region_of(u, op.parent)
+               for u, k in op.results[0].uses)
+
+
+def _in_block_or_region_of(op: Operation, blk: Block) -> bool:
+    """``op`` is in ``blk`` or in a ``flow.dispatch.region`` of ``blk``."""
+    if op.parent is blk:
+        return True
+    parent = op.parent_op
+    return parent is not None and parent.name == "flow.dispatch.region" and parent.parent is blk
+
+
 def _is_clonable_producer(op: Operation) -> bool:
+    if op.name == "tensor.extract_slice":
+        return _is_clonable_slice(op)
     if op.name == "tensor.empty":
         return True
     if op.name == "arith.constant" and not isinstance(op.results[0].type, T.ShapedType):
@@ -134,7 +158,8 @@ class _BlockFormer:
                 self.absorb_consumers(g)
                 groups.append(g)
         for op in self.ops:
-            if id(op) not in self.group_of and is_dispatch_root(op) and not _is_linalg(op):
+            if id(op) not in self.group_of and is_dispatch_root(op) and not _is_linalg(op) \
+                    and not _is_clonable_slice(op):
                 g = [op]
                 self.group_of[id(op)] = g
                 groups.append(g)
@@ -312,7 +337,8 @@ def _erase_dead_producers(host_blk: Block, keep) -> None:
         op = work.pop()
         if op.parent is not host_blk:
             continue  # erased already
-        if _is_clonable_producer(op) and id(op) not in keep and not any(r.uses for r in op.results):
+        clonable = _is_clonable_producer(op) or op.name == "tensor.extract_slice"  # a slice: users all gone
+        if clonable and id(op) not in keep and not any(r.uses for r in op.results):
             producers = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
             op.erase()
             work.extend(p for p in producers if p.parent is host_blk)

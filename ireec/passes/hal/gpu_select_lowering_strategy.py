@@ -44,7 +44,7 @@ from ...ir.core import Operation
 from ..common.distribution import is_contraction_like
 from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
-from .select_lowering_strategy import _NEUTRAL, ceil_div
+from .select_lowering_strategy import ceil_div, compute_ops
 
 #: Element types the matmul micro-kernels take (A, B and C alike; products accumulate in f32).
 MATMUL_ELEMENT_TYPES = ("f32", "f16", "bf16")
@@ -137,7 +137,7 @@ def configure_gpu_kernel(kernel: Operation, export: Operation, target) -> Option
     """Rewrite the lowering config of ``kernel`` (func.func on tensors, after the CPU
     strategy) and its ``export`` by ``target.gpu_kernel_config``; return the workgroup count
     (x, y, z), or None when the kernel keeps its configuration."""
-    compute = [o for o in kernel.body.ops if o.name not in _NEUTRAL]
+    compute = compute_ops(list(kernel.body.ops))
     root = root_op(compute) if compute else None
     kind = dispatch_kind(compute, root)
     dist = kernel.attributes.get("ireec.distribution")

@@ -50,6 +50,17 @@ _NEUTRAL = {"hal.interface.binding.subspan", "flow.dispatch.tensor.load", "flow.
             "tensor.empty", "arith.constant", "func.return"}
 
 
+def compute_ops(ops: List[Operation]) -> List[Operation]:
+    """The ops of a kernel body that compute: all but :data:`_NEUTRAL`, and but a
+    ``tensor.extract_slice`` read only by linalg ops as an input (cloned into the dispatch by
+    form-dispatch-regions: a view of the binding, like the load it slices, not a result)."""
+    def view(o: Operation) -> bool:
+        return o.name == "tensor.extract_slice" and bool(o.results[0].uses) and all(
+            L.is_linalg_structured(u) and k < len(L.inputs(u)) for u, k in o.results[0].uses)
+
+    return [o for o in ops if o.name not in _NEUTRAL and not view(o)]
+
+
 def ceil_div(a: int, b: int) -> int:
     """``ceil(a / b)`` for positive ints."""
     return -(-a // b)
@@ -59,7 +70,7 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     """Annotate ``kernel`` (a func.func on tensors) and its ``export``; return the workgroup
     count (x, y, z). ``ctx`` gives the target (its micro-kernels) and ``max_stack_bytes``."""
     ops = list(kernel.body.ops)
-    compute = [o for o in ops if o.name not in _NEUTRAL]
+    compute = compute_ops(ops)
     count = [1, 1, 1]
     structured = bool(compute) and all(L.is_linalg_structured(o) for o in compute)
     tiles: List[int] = []
