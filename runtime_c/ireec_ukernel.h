@@ -429,4 +429,222 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
   }
 }
 
+/* ireec_uk_dwconv: a depthwise convolution over one workgroup tile, f32,
+ *
+ *   out[c, y, x] += sum over ty < KH, tx < KW of in[c, y, x, ty, tx] * w[c, ty, tx]
+ *
+ * for c < C (channels), y < OH, x < OW (output pixels), every operand addressed through its
+ * element strides: in at c*in_c + y*in_y + x*in_x + ty*in_ty + tx*in_tx (a convolution with
+ * strides sy, sx and dilations dy, dx over a row-major image has in_y = sy * row, in_ty =
+ * dy * row, in_x = sx * col, in_tx = dx * col), w at c*w_c + ty*w_ty + tx*w_tx, out at
+ * c*out_c + y*out_y + x*out_x. Layouts (NCHW, NHWC, ...) are strides, not code paths; the
+ * work is vectorized along whichever dim is contiguous:
+ *
+ *   - output rows (out_x == 1, e.g. NCHW): W output pixels of a row in one vector, four rows
+ *     at a time (four independent FMA chains), each tap one vector load of the image row
+ *     (in_x == 1), two loads and a shuffle taking the even elements (in_x == 2, stride 2:
+ *     no element past the last one needed is read), or a gather (other strides);
+ *   - channels (in_c == w_c == out_c == 1, e.g. NHWC with an HWC filter): up to four
+ *     vectors of W channels per output pixel, image and filter loaded per tap;
+ *   - otherwise, and for what the vectors leave over (columns, channels), scalar loops.
+ *
+ * Each output element sees its taps in the order (ty, tx) = (0, 0), (0, 1), ... added to its
+ * initial value, as in the plain loop nest (ty outside tx): bit-identical to it under
+ * -ffp-contract=off. W is 16 on AVX-512, 8 on AVX2+FMA, 4 otherwise (SSE2, NEON...), chosen
+ * as for ireec_uk_sgemm (at run time on x86-64 unless -march gives AVX-512/AVX2 or
+ * IREEC_NO_TARGET_CLONES is defined); without vector extensions only the scalar loops. Nothing
+ * is allocated: calls from several threads at once are safe. */
+typedef struct {
+  int64_t C, OH, OW, KH, KW;
+  const float *in;
+  int64_t in_c, in_y, in_x, in_ty, in_tx;
+  const float *w;
+  int64_t w_c, w_ty, w_tx;
+  float *out;
+  int64_t out_c, out_y, out_x;
+} ireec_uk_dwconv_params_t;
+typedef void (*ireec_uk_dwconv_fn)(const ireec_uk_dwconv_params_t *p);
+
+/* The scalar loops over channels [c0, c1), rows [y0, y1) and columns [x0, x1). */
+static inline void ireec_uk_dwconv_scalar(const ireec_uk_dwconv_params_t *p, int64_t c0,
+                                          int64_t c1, int64_t y0, int64_t y1, int64_t x0,
+                                          int64_t x1) {
+  int64_t c, y, x, ty, tx;
+  for (c = c0; c < c1; ++c)
+    for (y = y0; y < y1; ++y)
+      for (x = x0; x < x1; ++x) {
+        const float *in = p->in + c * p->in_c + y * p->in_y + x * p->in_x;
+        const float *w = p->w + c * p->w_c;
+        float *o = p->out + c * p->out_c + y * p->out_y + x * p->out_x;
+        float acc = *o;
+        for (ty = 0; ty < p->KH; ++ty)
+          for (tx = 0; tx < p->KW; ++tx) acc += in[ty * p->in_ty + tx * p->in_tx] * w[ty * p->w_ty + tx * p->w_tx];
+        *o = acc;
+      }
+}
+
+static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
+  ireec_uk_dwconv_scalar(p, 0, p->C, 0, p->OH, 0, p->OW);
+}
+
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
+/* IREEC_UK_SHUFFLE2(int vector type, a, b, indices...): the lanes of a:b at the indices. */
+#if defined(__clang__)
+#define IREEC_UK_SHUFFLE2(VI, a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define IREEC_UK_SHUFFLE2(VI, a, b, ...) __builtin_shuffle(a, b, (VI){__VA_ARGS__})
+#endif
+
+/* IREEC_UK_DWCONV_ROWS(rows): the output-rows loop body for `rows` rows y .. y + rows - 1
+ * (a constant, so acc stays in registers) at columns x .. x + W - 1. */
+#define IREEC_UK_DWCONV_ROWS(VT, W, EVEN, ROWS)                                             \
+  {                                                                                        \
+    VT acc[ROWS];                                                                          \
+    int r;                                                                                 \
+    int64_t ty, tx;                                                                        \
+    for (r = 0; r < ROWS; ++r) memcpy(&acc[r], out + (y + r) * p->out_y + x, sizeof(VT));  \
+    for (ty = 0; ty < p->KH; ++ty)                                                         \
+      for (tx = 0; tx < p->KW; ++tx) {                                                     \
+        const float wt = w[ty * p->w_ty + tx * p->w_tx];                                   \
+        const float *src = in + y * p->in_y + x * p->in_x + ty * p->in_ty + tx * p->in_tx; \
+        for (r = 0; r < ROWS; ++r) {                                                       \
+          const float *s = src + r * p->in_y;                                              \
+          VT v;                                                                            \
+          if (p->in_x == 1) {                                                              \
+            memcpy(&v, s, sizeof(VT));                                                     \
+          } else if (p->in_x == 2) {                                                       \
+            v = EVEN(s);                                                                   \
+          } else {                                                                         \
+            float g[W];                                                                    \
+            int l;                                                                         \
+            for (l = 0; l < W; ++l) g[l] = s[l * p->in_x];                                 \
+            memcpy(&v, g, sizeof(VT));                                                     \
+          }                                                                                \
+          acc[r] += v * wt;                                                                \
+        }                                                                                  \
+      }                                                                                    \
+    for (r = 0; r < ROWS; ++r) memcpy(out + (y + r) * p->out_y + x, &acc[r], sizeof(VT));  \
+  }
+
+/* IREEC_UK_DWCONV_CHANNELS(vectors): the channels loop body for NV vectors of channels
+ * c .. c + NV * W - 1 of the output pixel (y, x). */
+#define IREEC_UK_DWCONV_CHANNELS(VT, W, NV)                                                 \
+  {                                                                                        \
+    VT acc[NV];                                                                            \
+    int v;                                                                                 \
+    int64_t ty, tx;                                                                        \
+    float *o = p->out + y * p->out_y + x * p->out_x + c;                                   \
+    for (v = 0; v < NV; ++v) memcpy(&acc[v], o + v * W, sizeof(VT));                       \
+    for (ty = 0; ty < p->KH; ++ty)                                                         \
+      for (tx = 0; tx < p->KW; ++tx) {                                                     \
+        const float *s = p->in + y * p->in_y + x * p->in_x + ty * p->in_ty + tx * p->in_tx + c; \
+        const float *f = p->w + ty * p->w_ty + tx * p->w_tx + c;                           \
+        for (v = 0; v < NV; ++v) {                                                         \
+          VT a, b;                                                                         \
+          memcpy(&a, s + v * W, sizeof(VT));                                               \
+          memcpy(&b, f + v * W, sizeof(VT));                                               \
+          acc[v] += a * b;                                                                 \
+        }                                                                                  \
+      }                                                                                    \
+    for (v = 0; v < NV; ++v) memcpy(o + v * W, &acc[v], sizeof(VT));                       \
+  }
+
+/* IREEC_UK_DWCONV(name, attributes, vector type, lanes, even): the micro-kernel for W-lane
+ * vectors; even(s) is the vector of s[0], s[2], ..., s[2W - 2]. */
+#define IREEC_UK_DWCONV(NAME, ATTRS, VT, W, EVEN)                                           \
+  ATTRS __attribute__((unused)) static void NAME(const ireec_uk_dwconv_params_t *p) {       \
+    int64_t c, y, x;                                                                       \
+    if (p->out_x == 1 && p->OW >= W) {                                                     \
+      const int64_t xend = p->OW - p->OW % W;                                              \
+      for (c = 0; c < p->C; ++c) {                                                         \
+        const float *in = p->in + c * p->in_c;                                             \
+        const float *w = p->w + c * p->w_c;                                                \
+        float *out = p->out + c * p->out_c;                                                \
+        for (y = 0; y + 4 <= p->OH; y += 4)                                                \
+          for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, EVEN, 4)               \
+        for (; y < p->OH; ++y)                                                             \
+          for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, EVEN, 1)               \
+      }                                                                                    \
+      ireec_uk_dwconv_scalar(p, 0, p->C, 0, p->OH, xend, p->OW);                           \
+      return;                                                                              \
+    }                                                                                      \
+    if (p->in_c == 1 && p->w_c == 1 && p->out_c == 1 && p->C >= W) {                      \
+      const int64_t cend = p->C - p->C % W;                                                \
+      for (y = 0; y < p->OH; ++y)                                                          \
+        for (x = 0; x < p->OW; ++x) {                                                      \
+          for (c = 0; c + 4 * W <= p->C; c += 4 * W) IREEC_UK_DWCONV_CHANNELS(VT, W, 4)    \
+          for (; c < cend; c += W) IREEC_UK_DWCONV_CHANNELS(VT, W, 1)                      \
+        }                                                                                  \
+      ireec_uk_dwconv_scalar(p, cend, p->C, 0, p->OH, 0, p->OW);                           \
+      return;                                                                              \
+    }                                                                                      \
+    ireec_uk_dwconv_scalar(p, 0, p->C, 0, p->OH, 0, p->OW);                                \
+  }
+
+typedef int32_t ireec_uk_v4i __attribute__((vector_size(16)));
+/* Even elements of s[0 .. 2W - 1) without reading s[2W - 1]: a = s[0 .. W), b = s[W - 1 ..
+ * 2W - 1); s[2j] is a[2j] for j < W/2 and b[2j - W + 1] (lane 2j + 1 of a:b) after. */
+static inline ireec_uk_v4f ireec_uk_even_v4f(const float *s) {
+  ireec_uk_v4f a, b;
+  memcpy(&a, s, sizeof a);
+  memcpy(&b, s + 3, sizeof b);
+  return IREEC_UK_SHUFFLE2(ireec_uk_v4i, a, b, 0, 2, 5, 7);
+}
+IREEC_UK_DWCONV(ireec_uk_dwconv_4, , ireec_uk_v4f, 4, ireec_uk_even_v4f)
+#endif
+
+#if defined(IREEC_UK_X86)
+typedef int32_t ireec_uk_v8i __attribute__((vector_size(32)));
+typedef int32_t ireec_uk_v16i __attribute__((vector_size(64)));
+__attribute__((target("avx2,fma"))) static inline ireec_uk_v8f ireec_uk_even_v8f(const float *s) {
+  ireec_uk_v8f a, b;
+  memcpy(&a, s, sizeof a);
+  memcpy(&b, s + 7, sizeof b);
+  return IREEC_UK_SHUFFLE2(ireec_uk_v8i, a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+}
+__attribute__((target("avx512f,avx512vl,avx2,fma"))) static inline ireec_uk_v16f ireec_uk_even_v16f(const float *s) {
+  ireec_uk_v16f a, b;
+  memcpy(&a, s, sizeof a);
+  memcpy(&b, s + 15, sizeof b);
+  return IREEC_UK_SHUFFLE2(ireec_uk_v16i, a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+IREEC_UK_DWCONV(ireec_uk_dwconv_8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, ireec_uk_even_v8f)
+IREEC_UK_DWCONV(ireec_uk_dwconv_16, __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16,
+                ireec_uk_even_v16f)
+#endif
+
+/* The depthwise micro-kernel for this CPU (as ireec_uk_sgemm_select chooses). */
+static ireec_uk_dwconv_fn ireec_uk_dwconv_select(void) {
+#if defined(IREEC_UK_X86)
+#if defined(__AVX512F__)
+  return ireec_uk_dwconv_16;
+#elif defined(__AVX2__) && defined(__FMA__)
+  return ireec_uk_dwconv_8;
+#elif !defined(IREEC_NO_TARGET_CLONES)
+  if (__builtin_cpu_supports("avx512f")) return ireec_uk_dwconv_16;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ireec_uk_dwconv_8;
+#endif
+#endif
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
+  return ireec_uk_dwconv_4;
+#else
+  return ireec_uk_dwconv_generic;
+#endif
+}
+
+/* ireec_uk_dwconv: see above. Sizes are elements; strides may be any value. */
+static inline void ireec_uk_dwconv(int64_t C, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                                   const float *in, int64_t in_c, int64_t in_y, int64_t in_x,
+                                   int64_t in_ty, int64_t in_tx, const float *w, int64_t w_c,
+                                   int64_t w_ty, int64_t w_tx, float *out, int64_t out_c,
+                                   int64_t out_y, int64_t out_x) {
+  ireec_uk_dwconv_params_t p;
+  if (C <= 0 || OH <= 0 || OW <= 0) return;
+  p.C = C; p.OH = OH; p.OW = OW; p.KH = KH; p.KW = KW;
+  p.in = in; p.in_c = in_c; p.in_y = in_y; p.in_x = in_x; p.in_ty = in_ty; p.in_tx = in_tx;
+  p.w = w; p.w_c = w_c; p.w_ty = w_ty; p.w_tx = w_tx;
+  p.out = out; p.out_c = out_c; p.out_y = out_y; p.out_x = out_x;
+  ireec_uk_dwconv_select()(&p);
+}
+
 #endif /* IREEC_UKERNEL_H_ */
