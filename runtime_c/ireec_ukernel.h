@@ -495,50 +495,57 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
 #define IREEC_UK_SHUFFLE2(VI, a, b, ...) __builtin_shuffle(a, b, (VI){__VA_ARGS__})
 #endif
 
-/* IREEC_UK_DWCONV_ROWS(rows): the output-rows loop body for `rows` rows y .. y + rows - 1
- * (a constant, so acc stays in registers) at columns x .. x + W - 1. */
-#define IREEC_UK_DWCONV_ROWS(VT, W, EVEN, ROWS)                                             \
+/* IREEC_UK_DWCONV_ROWS(VT, W, LOAD, ROWS): output rows y .. y + ROWS - 1 (a constant, so
+ * acc stays in registers) at columns x .. x + W - 1; LOAD(v, s) loads the image vector
+ * starting at s. */
+#define IREEC_UK_DWCONV_ROWS(VT, W, LOAD, ROWS)                                             \
   {                                                                                        \
     VT acc[ROWS];                                                                          \
     int r;                                                                                 \
     int64_t ty, tx;                                                                        \
-    for (r = 0; r < ROWS; ++r) memcpy(&acc[r], out + (y + r) * p->out_y + x, sizeof(VT));  \
-    for (ty = 0; ty < p->KH; ++ty)                                                         \
-      for (tx = 0; tx < p->KW; ++tx) {                                                     \
-        const float wt = w[ty * p->w_ty + tx * p->w_tx];                                   \
-        const float *src = in + y * p->in_y + x * p->in_x + ty * p->in_ty + tx * p->in_tx; \
+    const float *src = in + y * in_y + x * in_x;                                           \
+    float *dst = out + y * out_y + x;                                                      \
+    for (r = 0; r < ROWS; ++r) memcpy(&acc[r], dst + r * out_y, sizeof(VT));               \
+    for (ty = 0; ty < KH; ++ty)                                                            \
+      for (tx = 0; tx < KW; ++tx) {                                                        \
+        const float wt = w[ty * w_ty + tx * w_tx];                                         \
+        const float *s = src + ty * in_ty + tx * in_tx;                                    \
         for (r = 0; r < ROWS; ++r) {                                                       \
-          const float *s = src + r * p->in_y;                                              \
           VT v;                                                                            \
-          if (p->in_x == 1) {                                                              \
-            memcpy(&v, s, sizeof(VT));                                                     \
-          } else if (p->in_x == 2) {                                                       \
-            v = EVEN(s);                                                                   \
-          } else {                                                                         \
-            float g[W];                                                                    \
-            int l;                                                                         \
-            for (l = 0; l < W; ++l) g[l] = s[l * p->in_x];                                 \
-            memcpy(&v, g, sizeof(VT));                                                     \
-          }                                                                                \
+          LOAD(v, s + r * in_y);                                                           \
           acc[r] += v * wt;                                                                \
         }                                                                                  \
       }                                                                                    \
-    for (r = 0; r < ROWS; ++r) memcpy(out + (y + r) * p->out_y + x, &acc[r], sizeof(VT));  \
+    for (r = 0; r < ROWS; ++r) memcpy(dst + r * out_y, &acc[r], sizeof(VT));               \
   }
 
-/* IREEC_UK_DWCONV_CHANNELS(vectors): the channels loop body for NV vectors of channels
- * c .. c + NV * W - 1 of the output pixel (y, x). */
+/* IREEC_UK_DWCONV_PLANES(VT, W, LOAD): every channel's output rows, four at a time, then
+ * one at a time, in whole vectors of W columns (the columns past them: scalar loops). */
+#define IREEC_UK_DWCONV_PLANES(VT, W, LOAD)                                                 \
+  for (c = 0; c < C; ++c) {                                                                \
+    const float *in = p->in + c * p->in_c;                                                 \
+    const float *w = p->w + c * p->w_c;                                                    \
+    float *out = p->out + c * p->out_c;                                                    \
+    for (y = 0; y + 4 <= OH; y += 4)                                                       \
+      for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, LOAD, 4)                   \
+    for (; y < OH; ++y)                                                                    \
+      for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, LOAD, 1)                   \
+  }
+
+/* IREEC_UK_DWCONV_CHANNELS(VT, W, NV): NV vectors of channels c .. c + NV * W - 1 of the
+ * output pixel (y, x). */
 #define IREEC_UK_DWCONV_CHANNELS(VT, W, NV)                                                 \
   {                                                                                        \
     VT acc[NV];                                                                            \
     int v;                                                                                 \
     int64_t ty, tx;                                                                        \
-    float *o = p->out + y * p->out_y + x * p->out_x + c;                                   \
+    float *o = p->out + y * out_y + x * out_x + c;                                         \
+    const float *src = p->in + y * in_y + x * in_x + c;                                    \
     for (v = 0; v < NV; ++v) memcpy(&acc[v], o + v * W, sizeof(VT));                       \
-    for (ty = 0; ty < p->KH; ++ty)                                                         \
-      for (tx = 0; tx < p->KW; ++tx) {                                                     \
-        const float *s = p->in + y * p->in_y + x * p->in_x + ty * p->in_ty + tx * p->in_tx + c; \
-        const float *f = p->w + ty * p->w_ty + tx * p->w_tx + c;                           \
+    for (ty = 0; ty < KH; ++ty)                                                            \
+      for (tx = 0; tx < KW; ++tx) {                                                        \
+        const float *s = src + ty * in_ty + tx * in_tx;                                    \
+        const float *f = p->w + ty * w_ty + tx * w_tx + c;                                 \
         for (v = 0; v < NV; ++v) {                                                         \
           VT a, b;                                                                         \
           memcpy(&a, s + v * W, sizeof(VT));                                               \
@@ -549,36 +556,47 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     for (v = 0; v < NV; ++v) memcpy(o + v * W, &acc[v], sizeof(VT));                       \
   }
 
+/* A vector of W contiguous image elements. */
+#define IREEC_UK_DWCONV_LOAD1(v, s) memcpy(&(v), (s), sizeof(v))
 /* IREEC_UK_DWCONV(name, attributes, vector type, lanes, even): the micro-kernel for W-lane
- * vectors; even(s) is the vector of s[0], s[2], ..., s[2W - 2]. */
+ * vectors; EVEN(v, s) loads s[0], s[2], ..., s[2W - 2] into v. */
 #define IREEC_UK_DWCONV(NAME, ATTRS, VT, W, EVEN)                                           \
   ATTRS __attribute__((unused)) static void NAME(const ireec_uk_dwconv_params_t *p) {       \
+    const int64_t C = p->C, OH = p->OH, OW = p->OW, KH = p->KH, KW = p->KW;                \
+    const int64_t in_y = p->in_y, in_x = p->in_x, in_ty = p->in_ty, in_tx = p->in_tx;      \
+    const int64_t w_ty = p->w_ty, w_tx = p->w_tx, out_y = p->out_y, out_x = p->out_x;      \
     int64_t c, y, x;                                                                       \
-    if (p->out_x == 1 && p->OW >= W) {                                                     \
-      const int64_t xend = p->OW - p->OW % W;                                              \
-      for (c = 0; c < p->C; ++c) {                                                         \
-        const float *in = p->in + c * p->in_c;                                             \
-        const float *w = p->w + c * p->w_c;                                                \
-        float *out = p->out + c * p->out_c;                                                \
-        for (y = 0; y + 4 <= p->OH; y += 4)                                                \
-          for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, EVEN, 4)               \
-        for (; y < p->OH; ++y)                                                             \
-          for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, EVEN, 1)               \
+    if (out_x == 1 && OW >= W) {                                                           \
+      const int64_t xend = OW - OW % W;                                                    \
+      if (in_x == 1) {                                                                     \
+        IREEC_UK_DWCONV_PLANES(VT, W, IREEC_UK_DWCONV_LOAD1)                               \
+      } else if (in_x == 2) {                                                              \
+        IREEC_UK_DWCONV_PLANES(VT, W, EVEN)                                                \
+      } else {                                                                             \
+        IREEC_UK_DWCONV_PLANES(VT, W, IREEC_UK_DWCONV_GATHER)                              \
       }                                                                                    \
-      ireec_uk_dwconv_scalar(p, 0, p->C, 0, p->OH, xend, p->OW);                           \
+      ireec_uk_dwconv_scalar(p, 0, C, 0, OH, xend, OW);                                    \
       return;                                                                              \
     }                                                                                      \
-    if (p->in_c == 1 && p->w_c == 1 && p->out_c == 1 && p->C >= W) {                      \
-      const int64_t cend = p->C - p->C % W;                                                \
-      for (y = 0; y < p->OH; ++y)                                                          \
-        for (x = 0; x < p->OW; ++x) {                                                      \
-          for (c = 0; c + 4 * W <= p->C; c += 4 * W) IREEC_UK_DWCONV_CHANNELS(VT, W, 4)    \
+    if (p->in_c == 1 && p->w_c == 1 && p->out_c == 1 && C >= W) {                          \
+      const int64_t cend = C - C % W;                                                      \
+      for (y = 0; y < OH; ++y)                                                             \
+        for (x = 0; x < OW; ++x) {                                                         \
+          for (c = 0; c + 4 * W <= C; c += 4 * W) IREEC_UK_DWCONV_CHANNELS(VT, W, 4)       \
           for (; c < cend; c += W) IREEC_UK_DWCONV_CHANNELS(VT, W, 1)                      \
         }                                                                                  \
-      ireec_uk_dwconv_scalar(p, cend, p->C, 0, p->OH, 0, p->OW);                           \
+      ireec_uk_dwconv_scalar(p, cend, C, 0, OH, 0, OW);                                    \
       return;                                                                              \
     }                                                                                      \
-    ireec_uk_dwconv_scalar(p, 0, p->C, 0, p->OH, 0, p->OW);                                \
+    ireec_uk_dwconv_scalar(p, 0, C, 0, OH, 0, OW);                                         \
+  }
+/* A vector of W image elements in_x apart (any stride), gathered. */
+#define IREEC_UK_DWCONV_GATHER(v, s)                                                        \
+  {                                                                                        \
+    float g_[sizeof(v) / sizeof(float)];                                                   \
+    int l_;                                                                                \
+    for (l_ = 0; l_ < (int)(sizeof(v) / sizeof(float)); ++l_) g_[l_] = (s)[l_ * in_x];     \
+    memcpy(&(v), g_, sizeof(v));                                                           \
   }
 
 typedef int32_t ireec_uk_v4i __attribute__((vector_size(16)));
@@ -590,7 +608,8 @@ static inline ireec_uk_v4f ireec_uk_even_v4f(const float *s) {
   memcpy(&b, s + 3, sizeof b);
   return IREEC_UK_SHUFFLE2(ireec_uk_v4i, a, b, 0, 2, 5, 7);
 }
-IREEC_UK_DWCONV(ireec_uk_dwconv_4, , ireec_uk_v4f, 4, ireec_uk_even_v4f)
+#define IREEC_UK_EVEN_V4F(v, s) ((v) = ireec_uk_even_v4f(s))
+IREEC_UK_DWCONV(ireec_uk_dwconv_4, , ireec_uk_v4f, 4, IREEC_UK_EVEN_V4F)
 #endif
 
 #if defined(IREEC_UK_X86)
@@ -608,9 +627,11 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) static inline ireec_uk_v16f
   memcpy(&b, s + 15, sizeof b);
   return IREEC_UK_SHUFFLE2(ireec_uk_v16i, a, b, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
 }
-IREEC_UK_DWCONV(ireec_uk_dwconv_8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, ireec_uk_even_v8f)
+#define IREEC_UK_EVEN_V8F(v, s) ((v) = ireec_uk_even_v8f(s))
+#define IREEC_UK_EVEN_V16F(v, s) ((v) = ireec_uk_even_v16f(s))
+IREEC_UK_DWCONV(ireec_uk_dwconv_8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, IREEC_UK_EVEN_V8F)
 IREEC_UK_DWCONV(ireec_uk_dwconv_16, __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16,
-                ireec_uk_even_v16f)
+                IREEC_UK_EVEN_V16F)
 #endif
 
 /* The depthwise micro-kernel for this CPU (as ireec_uk_sgemm_select chooses). */
