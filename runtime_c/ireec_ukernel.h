@@ -444,8 +444,9 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
  *     at a time (four independent FMA chains), each tap one vector load of the image row
  *     (in_x == 1), two loads and a shuffle taking the even elements (in_x == 2, stride 2:
  *     no element past the last one needed is read), or a gather (other strides);
- *   - channels (in_c == w_c == out_c == 1, e.g. NHWC with an HWC filter): up to four
- *     vectors of W channels per output pixel, image and filter loaded per tap;
+ *   - channels (in_c == w_c == out_c == 1, e.g. NHWC with an HWC filter): two vectors of W
+ *     channels of four output pixels at a time (eight FMA chains), each tap's filter vectors
+ *     loaded once for the four pixels;
  *   - otherwise, and for what the vectors leave over (columns, channels), scalar loops.
  *
  * Each output element sees its taps in the order (ty, tx) = (0, 0), (0, 1), ... added to its
@@ -532,28 +533,41 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
       for (x = 0; x < xend; x += W) IREEC_UK_DWCONV_ROWS(VT, W, LOAD, 1)                   \
   }
 
-/* IREEC_UK_DWCONV_CHANNELS(VT, W, NV): NV vectors of channels c .. c + NV * W - 1 of the
- * output pixel (y, x). */
-#define IREEC_UK_DWCONV_CHANNELS(VT, W, NV)                                                 \
+/* IREEC_UK_DWCONV_CHANNELS(VT, W, NV, NP): NV vectors of channels c .. c + NV * W - 1 of
+ * the NP output pixels (y, x) .. (y, x + NP - 1) (constants: NV * NP accumulators in
+ * registers); each tap's filter vectors are loaded once for the NP pixels. */
+#define IREEC_UK_DWCONV_CHANNELS(VT, W, NV, NP)                                             \
   {                                                                                        \
-    VT acc[NV];                                                                            \
-    int v;                                                                                 \
+    VT acc[NP][NV];                                                                        \
+    int v, q;                                                                              \
     int64_t ty, tx;                                                                        \
     float *o = p->out + y * out_y + x * out_x + c;                                         \
     const float *src = p->in + y * in_y + x * in_x + c;                                    \
-    for (v = 0; v < NV; ++v) memcpy(&acc[v], o + v * W, sizeof(VT));                       \
+    for (q = 0; q < NP; ++q)                                                               \
+      for (v = 0; v < NV; ++v) memcpy(&acc[q][v], o + q * out_x + v * W, sizeof(VT));      \
     for (ty = 0; ty < KH; ++ty)                                                            \
       for (tx = 0; tx < KW; ++tx) {                                                        \
         const float *s = src + ty * in_ty + tx * in_tx;                                    \
         const float *f = p->w + ty * w_ty + tx * w_tx + c;                                 \
-        for (v = 0; v < NV; ++v) {                                                         \
-          VT a, b;                                                                         \
-          memcpy(&a, s + v * W, sizeof(VT));                                               \
-          memcpy(&b, f + v * W, sizeof(VT));                                               \
-          acc[v] += a * b;                                                                 \
-        }                                                                                  \
+        VT b[NV];                                                                          \
+        for (v = 0; v < NV; ++v) memcpy(&b[v], f + v * W, sizeof(VT));                     \
+        for (q = 0; q < NP; ++q)                                                           \
+          for (v = 0; v < NV; ++v) {                                                       \
+            VT a;                                                                          \
+            memcpy(&a, s + q * in_x + v * W, sizeof(VT));                                  \
+            acc[q][v] += a * b[v];                                                         \
+          }                                                                                \
       }                                                                                    \
-    for (v = 0; v < NV; ++v) memcpy(o + v * W, &acc[v], sizeof(VT));                       \
+    for (q = 0; q < NP; ++q)                                                               \
+      for (v = 0; v < NV; ++v) memcpy(o + q * out_x + v * W, &acc[q][v], sizeof(VT));      \
+  }
+
+/* IREEC_UK_DWCONV_PIXELS(VT, W, NV): the channel block c .. c + NV * W - 1 of every output
+ * pixel of row y, four pixels at a time, then one at a time. */
+#define IREEC_UK_DWCONV_PIXELS(VT, W, NV)                                                   \
+  {                                                                                        \
+    for (x = 0; x + 4 <= OW; x += 4) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 4)                \
+    for (; x < OW; ++x) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 1)                             \
   }
 
 /* A vector of W contiguous image elements. */
@@ -580,11 +594,10 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     }                                                                                      \
     if (p->in_c == 1 && p->w_c == 1 && p->out_c == 1 && C >= W) {                          \
       const int64_t cend = C - C % W;                                                      \
-      for (y = 0; y < OH; ++y)                                                             \
-        for (x = 0; x < OW; ++x) {                                                         \
-          for (c = 0; c + 4 * W <= C; c += 4 * W) IREEC_UK_DWCONV_CHANNELS(VT, W, 4)       \
-          for (; c < cend; c += W) IREEC_UK_DWCONV_CHANNELS(VT, W, 1)                      \
-        }                                                                                  \
+      for (y = 0; y < OH; ++y) {                                                           \
+        for (c = 0; c + 2 * W <= C; c += 2 * W) IREEC_UK_DWCONV_PIXELS(VT, W, 2)           \
+        for (; c < cend; c += W) IREEC_UK_DWCONV_PIXELS(VT, W, 1)                          \
+      }                                                                                    \
       ireec_uk_dwconv_scalar(p, cend, C, 0, OH, 0, OW);                                    \
       return;                                                                              \
     }                                                                                      \
