@@ -445,8 +445,9 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
  *     (in_x == 1), two loads and a shuffle taking the even elements (in_x == 2, stride 2:
  *     no element past the last one needed is read), or a gather (other strides);
  *   - channels (in_c == w_c == out_c == 1, e.g. NHWC with an HWC filter): two vectors of W
- *     channels of four output pixels at a time (eight FMA chains), each tap's filter vectors
- *     loaded once for the four pixels;
+ *     channels of four output pixels of a row (of a column when rows are shorter than four
+ *     and columns longer) at a time (eight FMA chains), each tap's filter vectors loaded
+ *     once for the four pixels;
  *   - otherwise, and for what the vectors leave over (columns, channels), scalar loops.
  *
  * Each output element sees its taps in the order (ty, tx) = (0, 0), (0, 1), ... added to its
@@ -534,17 +535,19 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
   }
 
 /* IREEC_UK_DWCONV_CHANNELS(VT, W, NV, NP): NV vectors of channels c .. c + NV * W - 1 of
- * the NP output pixels (y, x) .. (y, x + NP - 1) (constants: NV * NP accumulators in
- * registers); each tap's filter vectors are loaded once for the NP pixels. */
+ * NP output pixels (constants: NV * NP accumulators in registers), pixel j + q of line i
+ * (q < NP) at i * oo + (j + q) * po in the output and i * io + (j + q) * pi in the image
+ * (lines are rows and pixels columns, or the other way round); each tap's filter vectors
+ * are loaded once for the NP pixels. */
 #define IREEC_UK_DWCONV_CHANNELS(VT, W, NV, NP)                                             \
   {                                                                                        \
     VT acc[NP][NV];                                                                        \
     int v, q;                                                                              \
     int64_t ty, tx;                                                                        \
-    float *o = p->out + y * out_y + x * out_x + c;                                         \
-    const float *src = p->in + y * in_y + x * in_x + c;                                    \
+    float *o = p->out + i * oo + j * po + c;                                               \
+    const float *src = p->in + i * io + j * pi + c;                                        \
     for (q = 0; q < NP; ++q)                                                               \
-      for (v = 0; v < NV; ++v) memcpy(&acc[q][v], o + q * out_x + v * W, sizeof(VT));      \
+      for (v = 0; v < NV; ++v) memcpy(&acc[q][v], o + q * po + v * W, sizeof(VT));         \
     for (ty = 0; ty < KH; ++ty)                                                            \
       for (tx = 0; tx < KW; ++tx) {                                                        \
         const float *s = src + ty * in_ty + tx * in_tx;                                    \
@@ -554,20 +557,21 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
         for (q = 0; q < NP; ++q)                                                           \
           for (v = 0; v < NV; ++v) {                                                       \
             VT a;                                                                          \
-            memcpy(&a, s + q * in_x + v * W, sizeof(VT));                                  \
+            memcpy(&a, s + q * pi + v * W, sizeof(VT));                                    \
             acc[q][v] += a * b[v];                                                         \
           }                                                                                \
       }                                                                                    \
     for (q = 0; q < NP; ++q)                                                               \
-      for (v = 0; v < NV; ++v) memcpy(o + q * out_x + v * W, &acc[q][v], sizeof(VT));      \
+      for (v = 0; v < NV; ++v) memcpy(o + q * po + v * W, &acc[q][v], sizeof(VT));         \
   }
 
-/* IREEC_UK_DWCONV_PIXELS(VT, W, NV): the channel block c .. c + NV * W - 1 of every output
- * pixel of row y, four pixels at a time, then one at a time. */
+/* IREEC_UK_DWCONV_PIXELS(VT, W, NV): the channel block c .. c + NV * W - 1 of the np
+ * output pixels of line i, four pixels at a time, then one at a time. */
 #define IREEC_UK_DWCONV_PIXELS(VT, W, NV)                                                   \
   {                                                                                        \
-    for (x = 0; x + 4 <= OW; x += 4) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 4)                \
-    for (; x < OW; ++x) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 1)                             \
+    int64_t j;                                                                             \
+    for (j = 0; j + 4 <= np; j += 4) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 4)                \
+    for (; j < np; ++j) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 1)                             \
   }
 
 /* A vector of W contiguous image elements. */
@@ -594,7 +598,14 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     }                                                                                      \
     if (p->in_c == 1 && p->w_c == 1 && p->out_c == 1 && C >= W) {                          \
       const int64_t cend = C - C % W;                                                      \
-      for (y = 0; y < OH; ++y) {                                                           \
+      /* Pixels blocked along the rows, or along the columns when the rows are short (a    \
+       * tile one column wide). */                                                         \
+      const int cols = OW < 4 && OH > OW;                                                  \
+      const int64_t nl = cols ? OW : OH, np = cols ? OH : OW;                              \
+      const int64_t io = cols ? in_x : in_y, pi = cols ? in_y : in_x;                      \
+      const int64_t oo = cols ? out_x : out_y, po = cols ? out_y : out_x;                  \
+      int64_t i;                                                                           \
+      for (i = 0; i < nl; ++i) {                                                           \
         for (c = 0; c + 2 * W <= C; c += 2 * W) IREEC_UK_DWCONV_PIXELS(VT, W, 2)           \
         for (; c < cend; c += W) IREEC_UK_DWCONV_PIXELS(VT, W, 1)                          \
       }                                                                                    \
