@@ -109,3 +109,34 @@ func.func @f(%x: tensor<1x9x10x5xf32>, %w: tensor<3x3x5x2xf32>) -> tensor<1x7x8x
         for tx in range(3):
             want += x[:, ty:ty + 7, tx:tx + 8, :, None].astype(np.float64) * w[ty, tx]
     np.testing.assert_allclose(ireec.compile_source(src, target="c").f(x, w), want, rtol=1e-5, atol=1e-5)
+
+
+def test_other_windows_not_matched():
+    """A sum pool (no filter: not a multiply-accumulate) and a regular convolution (input
+    channels reduced) keep their own lowerings."""
+    src = """
+func.func @pool(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %win = tensor.empty() : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<1x4x7x7xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  %r = linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %win : tensor<1x4x8x8xf32>, tensor<2x2xf32>) outs(%z : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  return %r : tensor<1x4x7x7xf32>
+}
+func.func @conv(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>) -> tensor<1x6x6x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x6x6x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x6x5xf32>) -> tensor<1x6x6x5xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x5xf32>) outs(%z : tensor<1x6x6x5xf32>) -> tensor<1x6x6x5xf32>
+  return %r : tensor<1x6x6x5xf32>
+}
+"""
+    out = compile_to_c(src, "t.mlir", target="c")
+    assert "ireec_uk_dwconv" not in out.files["t_kernels.c"]
+    m = ireec.compile_source(src, target="c")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 4, 8, 8)).astype(np.float32)
+    want = x[:, :, :-1, :-1] + x[:, :, 1:, :-1] + x[:, :, :-1, 1:] + x[:, :, 1:, 1:]
+    np.testing.assert_allclose(m.pool(x), want, rtol=1e-5, atol=1e-5)
