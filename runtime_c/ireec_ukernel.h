@@ -448,7 +448,9 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
  *     channels of four output pixels of a row (of a column when rows are shorter than four
  *     and columns longer) at a time (eight FMA chains), each tap's filter vectors loaded
  *     once for the four pixels;
- *   - otherwise, and for what the vectors leave over (columns, channels), scalar loops.
+ *   - rows or channel counts shorter than W, and the columns or channels whole vectors
+ *     leave over, go to the kernel of the next narrower vectors (16 -> 8 -> 4 lanes), then
+ *     to scalar loops, as does any other layout.
  *
  * Each output element sees its taps in the order (ty, tx) = (0, 0), (0, 1), ... added to its
  * initial value, as in the plain loop nest (ty outside tx): bit-identical to it under
@@ -576,16 +578,23 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
 
 /* A vector of W contiguous image elements. */
 #define IREEC_UK_DWCONV_LOAD1(v, s) memcpy(&(v), (s), sizeof(v))
-/* IREEC_UK_DWCONV(name, attributes, vector type, lanes, even): the micro-kernel for W-lane
- * vectors; EVEN(v, s) loads s[0], s[2], ..., s[2W - 2] into v. */
-#define IREEC_UK_DWCONV(NAME, ATTRS, VT, W, EVEN)                                           \
+/* IREEC_UK_DWCONV(name, attributes, vector type, lanes, even, narrow): the micro-kernel for
+ * W-lane vectors; EVEN(v, s) loads s[0], s[2], ..., s[2W - 2] into v; NARROW is the kernel
+ * of narrower vectors (or the scalar one) that takes rows or channel counts shorter than W
+ * and the columns or channels that whole W-vectors leave over. */
+#define IREEC_UK_DWCONV(NAME, ATTRS, VT, W, EVEN, NARROW)                                   \
   ATTRS __attribute__((unused)) static void NAME(const ireec_uk_dwconv_params_t *p) {       \
     const int64_t C = p->C, OH = p->OH, OW = p->OW, KH = p->KH, KW = p->KW;                \
     const int64_t in_y = p->in_y, in_x = p->in_x, in_ty = p->in_ty, in_tx = p->in_tx;      \
     const int64_t w_ty = p->w_ty, w_tx = p->w_tx, out_y = p->out_y, out_x = p->out_x;      \
+    const int chans = p->in_c == 1 && p->w_c == 1 && p->out_c == 1;                        \
     int64_t c, y, x;                                                                       \
-    if (out_x == 1 && OW >= W) {                                                           \
+    if (out_x == 1 && (OW >= W || !chans || C < W)) {                                      \
       const int64_t xend = OW - OW % W;                                                    \
+      if (OW < W) {                                                                        \
+        NARROW(p);                                                                         \
+        return;                                                                            \
+      }                                                                                    \
       if (in_x == 1) {                                                                     \
         IREEC_UK_DWCONV_PLANES(VT, W, IREEC_UK_DWCONV_LOAD1)                               \
       } else if (in_x == 2) {                                                              \
@@ -593,10 +602,16 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
       } else {                                                                             \
         IREEC_UK_DWCONV_PLANES(VT, W, IREEC_UK_DWCONV_GATHER)                              \
       }                                                                                    \
-      ireec_uk_dwconv_scalar(p, 0, C, 0, OH, xend, OW);                                    \
+      if (xend < OW) {                                                                     \
+        ireec_uk_dwconv_params_t rest = *p;                                                \
+        rest.OW = OW - xend;                                                               \
+        rest.in += xend * in_x;                                                            \
+        rest.out += xend;                                                                  \
+        NARROW(&rest);                                                                     \
+      }                                                                                    \
       return;                                                                              \
     }                                                                                      \
-    if (p->in_c == 1 && p->w_c == 1 && p->out_c == 1 && C >= W) {                          \
+    if (chans) {                                                                           \
       const int64_t cend = C - C % W;                                                      \
       /* Pixels blocked along the rows, or along the columns when the rows are short (a    \
        * tile one column wide). */                                                         \
@@ -605,11 +620,22 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
       const int64_t io = cols ? in_x : in_y, pi = cols ? in_y : in_x;                      \
       const int64_t oo = cols ? out_x : out_y, po = cols ? out_y : out_x;                  \
       int64_t i;                                                                           \
+      if (C < W) {                                                                         \
+        NARROW(p);                                                                         \
+        return;                                                                            \
+      }                                                                                    \
       for (i = 0; i < nl; ++i) {                                                           \
         for (c = 0; c + 2 * W <= C; c += 2 * W) IREEC_UK_DWCONV_PIXELS(VT, W, 2)           \
         for (; c < cend; c += W) IREEC_UK_DWCONV_PIXELS(VT, W, 1)                          \
       }                                                                                    \
-      ireec_uk_dwconv_scalar(p, cend, C, 0, OH, 0, OW);                                    \
+      if (cend < C) {                                                                      \
+        ireec_uk_dwconv_params_t rest = *p;                                                \
+        rest.C = C - cend;                                                                 \
+        rest.in += cend;                                                                   \
+        rest.w += cend;                                                                    \
+        rest.out += cend;                                                                  \
+        NARROW(&rest);                                                                     \
+      }                                                                                    \
       return;                                                                              \
     }                                                                                      \
     ireec_uk_dwconv_scalar(p, 0, C, 0, OH, 0, OW);                                         \
@@ -633,7 +659,7 @@ static inline ireec_uk_v4f ireec_uk_even_v4f(const float *s) {
   return IREEC_UK_SHUFFLE2(ireec_uk_v4i, a, b, 0, 2, 5, 7);
 }
 #define IREEC_UK_EVEN_V4F(v, s) ((v) = ireec_uk_even_v4f(s))
-IREEC_UK_DWCONV(ireec_uk_dwconv_4, , ireec_uk_v4f, 4, IREEC_UK_EVEN_V4F)
+IREEC_UK_DWCONV(ireec_uk_dwconv_4, , ireec_uk_v4f, 4, IREEC_UK_EVEN_V4F, ireec_uk_dwconv_generic)
 #endif
 
 #if defined(IREEC_UK_X86)
@@ -653,9 +679,11 @@ __attribute__((target("avx512f,avx512vl,avx2,fma"))) static inline ireec_uk_v16f
 }
 #define IREEC_UK_EVEN_V8F(v, s) ((v) = ireec_uk_even_v8f(s))
 #define IREEC_UK_EVEN_V16F(v, s) ((v) = ireec_uk_even_v16f(s))
-IREEC_UK_DWCONV(ireec_uk_dwconv_8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, IREEC_UK_EVEN_V8F)
+IREEC_UK_DWCONV(ireec_uk_dwconv_8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, IREEC_UK_EVEN_V8F,
+                ireec_uk_dwconv_4)
+/* Every AVX-512 CPU has AVX2 and FMA: its narrow rows take the AVX2 kernel. */
 IREEC_UK_DWCONV(ireec_uk_dwconv_16, __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16,
-                IREEC_UK_EVEN_V16F)
+                IREEC_UK_EVEN_V16F, ireec_uk_dwconv_8)
 #endif
 
 /* The depthwise micro-kernel for this CPU (as ireec_uk_sgemm_select chooses). */
