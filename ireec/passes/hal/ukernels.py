@@ -36,6 +36,11 @@ The configuration is recorded on the root op, visible at ``--compile-to=hal``::
     iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
 
 (workgroup tile per loop; then the micro-kernel's cache blocking of i, j, k).
+
+Depthwise convolutions (:func:`match_dwconv`: ``out[.., c, y, x] += image[.., c, s*y + d*ty,
+s*x + d*tx] * filter[c, ty, tx]`` in any layout) call ``ireec_uk_dwconv`` on each workgroup's
+tile, with ``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_dwconv",
+memref>`` on the root and the tiles chosen for it as for any kernel.
 """
 from __future__ import annotations
 
@@ -271,6 +276,12 @@ def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Se
 
 #: The depthwise-convolution micro-kernel (runtime_c/ireec_ukernel.h).
 DWCONV = "ireec_uk_dwconv"
+
+#: Bytes of stack ``ireec_uk_dwconv`` takes: its frame and those of the narrower kernels it
+#: hands short rows to (gcc 12 -O3 -fstack-usage, x86-64: 832 for the AVX-512 kernel, 1856
+#: for the AVX2 one, 376 for the 4-lane one; the scalar loops and the entry's parameter
+#: block), rounded up.
+DWCONV_STACK_BYTES = 4096
 
 
 @dataclass
