@@ -530,7 +530,6 @@ class KernelLowering:
         blocking..., work)`` in the argument order of runtime_c/ireec_ukernel.h's
         ``ireec_uk_sgemm``."""
         mems = op.operands[:4]
-        ranks = [m.type.rank for m in mems[:3]]
         rest = list(op.operands[4:])
         operands: List[Value] = []
 
