@@ -452,6 +452,15 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
  *     leave over, go to the kernel of the next narrower vectors (16 -> 8 -> 4 lanes), then
  *     to scalar loops, as does any other layout.
  *
+ * Measured on the AMD EPYC (AVX-512, gcc 12 -O3, one 1x64x34x34 -> 1x64x16x16 3x3 stride-2
+ * NCHW convolution alone, best of 30 x 1000 calls, machine loaded): 4.8-6.0 us against
+ * 10.8-12.3 us for the loop nest (kw innermost, scalar); AVX2 9.7 against 13.4 us, the 4-lane
+ * kernel on par (12.2 / 12.5 us). Rows per block: 2, 3, 4, 6, 8 gave 6.6, 5.95, 5.9, 6.8,
+ * 6.7 us (stride 1: 4.5, 3.9, 3.8, 4.3, 4.2 us); sharing one pair of loads between the even
+ * and odd taps of stride 2 (two shuffles of the same registers) was slower (6.5 us). NHWC
+ * (64 channels): 5.0 us against 5.3 us for the loop nest (channels innermost, which GCC
+ * vectorizes too), 4.5 us for one 16 x 16 tile.
+ *
  * Each output element sees its taps in the order (ty, tx) = (0, 0), (0, 1), ... added to its
  * initial value, as in the plain loop nest (ty outside tx): bit-identical to it under
  * -ffp-contract=off. W is 16 on AVX-512, 8 on AVX2+FMA, 4 otherwise (SSE2, NEON...), chosen
