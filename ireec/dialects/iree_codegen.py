@@ -14,6 +14,15 @@ own operand form (printed generically):
 
   (``accumulate`` false: C is overwritten, its initial contents never read; absent: true)
 
+- the CPU depthwise convolution (ireec/passes/hal/convert_linalg_to_loops.py,
+  runtime_c/ireec_ukernel.h)::
+
+      "iree_codegen.ukernel.generic"(%image, %filter, %out, <index of the first element of
+          the tile in each, one per dim>..., %C, %OH, %OW)
+          {u_kernel_fn_name = "ireec_uk_dwconv",
+           strides = array<i64: in_c, in_y, in_x, in_ty, in_tx, w_c, w_ty, w_tx, out_c, out_y, out_x>,
+           window = array<i64: KH, KW>}
+
 - the GPU matmul (ireec/passes/hal/gpu_lower_to_ukernels.py, ``ireec_gpu_matmul_<type>`` of
   runtime_c/ireec_runtime.h)::
 
@@ -62,6 +71,24 @@ def _verify_sgemm(op) -> None:
     _need_attrs(op, {"strides": 5, "blocking": 3})
 
 
+def _verify_dwconv(op) -> None:
+    """image, filter, output: f32 memrefs; then one index per dim of each and the sizes C,
+    OH, OW, all ``index``; 11 ``strides``, 2 ``window``."""
+    ops = list(op.operands)
+    if len(ops) < 3:
+        raise CompileError(f"{_OP} expects an image, a filter and an output", op.loc)
+    for v in ops[:3]:
+        t = v.type
+        if not isinstance(t, T.MemRefType) or not (isinstance(t.element_type, T.FloatType) and t.element_type.name == "f32"):
+            raise CompileError(f"{_OP} operand of type {t}: expected an f32 memref", op.loc)
+    want = sum(v.type.rank for v in ops[:3]) + 3
+    rest = ops[3:]
+    if len(rest) != want or not all(isinstance(v.type, T.IndexType) for v in rest):
+        raise CompileError(f"{_OP} expects {want} index operands after its "
+                           f"buffers (tile origins, C, OH, OW), got {len(rest)}", op.loc)
+    _need_attrs(op, {"strides": 11, "window": 2})
+
+
 def _verify_gpu_matmul(op) -> None:
     """A, B, C: memrefs; then 2 or 3 workgroup ids (``index``: m, n and the batch);
     3 ``sizes``, 9 ``strides``, 2 ``tiles`` and ``accumulate``."""
@@ -78,6 +105,7 @@ def _verify_gpu_matmul(op) -> None:
 #: Micro-kernel families by name prefix → the check of their operand form.
 FAMILIES: Dict[str, Callable] = {
     "ireec_uk_sgemm": _verify_sgemm,
+    "ireec_uk_dwconv": _verify_dwconv,
     "ireec_gpu_matmul_": _verify_gpu_matmul,
 }
 

@@ -256,7 +256,8 @@ class CTarget(Target):
     :attr:`target_cpu` (``--target-cpu``, IREE's ``--iree-llvmcpu-target-cpu``) adds
     ``-march=native`` for ``host`` or ``-march=<name>``; without it the code is portable and
     kernels carry AVX-512/AVX2/baseline clones chosen at load time (IREEC_KERNEL_CLONES).
-    Contractions call the sgemm micro-kernel (:attr:`ukernels`, runtime_c/ireec_ukernel.h).
+    Contractions call the sgemm micro-kernel, depthwise convolutions the depthwise one
+    (:attr:`ukernels`, runtime_c/ireec_ukernel.h).
     """
 
     name = "c"
@@ -265,7 +266,7 @@ class CTarget(Target):
     templates = "c"
     cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=fast")
     ldflags: tuple = ()
-    ukernels = ("ireec_uk_sgemm",)
+    ukernels = ("ireec_uk_sgemm", "ireec_uk_dwconv")
     reassociate_fp_reductions = True
     #: Flags that let reduction loops vectorize (``IREEC_SIMD_REDUCTION``: OpenMP's ``simd``
     #: pragma alone, no OpenMP runtime), left out under :attr:`strict_fp`.

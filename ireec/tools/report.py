@@ -84,12 +84,13 @@ def emitc_locals_bytes(f: Operation) -> int:
 
 def _ukernel_stack_bytes(f: Operation) -> int:
     """Stack the micro-kernels kernel ``f`` calls take besides the arrays ``f`` passes them
-    (ireec/passes/hal/ukernels.py: UKERNEL_STACK_BYTES; 0 when it calls none)."""
-    from ..passes.hal.ukernels import UKERNEL_STACK_BYTES
+    (ireec/passes/hal/ukernels.py: UKERNEL_STACK_BYTES, DWCONV_STACK_BYTES for the depthwise
+    one; the largest of those it calls, 0 when it calls none)."""
+    from ..passes.hal.ukernels import DWCONV, DWCONV_STACK_BYTES, UKERNEL_STACK_BYTES
 
-    calls = any(op.name == "emitc.call_opaque" and op.attributes["callee"].value.startswith("ireec_uk_")
-                for op in f.walk())
-    return UKERNEL_STACK_BYTES if calls else 0
+    calls = {op.attributes["callee"].value for op in f.walk()
+             if op.name == "emitc.call_opaque" and op.attributes["callee"].value.startswith("ireec_uk_")}
+    return max((DWCONV_STACK_BYTES if c == DWCONV else UKERNEL_STACK_BYTES for c in calls), default=0)
 
 
 def stack_bounds(module: Operation, module_name: str) -> Dict[str, dict]:

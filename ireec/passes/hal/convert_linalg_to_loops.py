@@ -54,7 +54,12 @@ and ``blocking`` (MC, NC, KC). A convolution marked ``ireec.im2col`` (:mod:`.im2
 becomes, inside loops over its other pixel dims, a loop over chunks of the tile's output
 pixels, each a copy nest packing the chunk's patches into a ``Col`` stack array (the
 body's image prologue applied on the way) and one ``iree_codegen.ukernel.generic`` with
-``Col`` as A (NHWC) or B (NCHW) and the whole window as K.
+``Col`` as A (NHWC) or B (NCHW) and the whole window as K. A depthwise convolution marked
+for ``ireec_uk_dwconv`` (:func:`.ukernels.match_dwconv`) becomes, inside loops over its
+batch dims, one ``iree_codegen.ukernel.generic`` on the workgroup's tile: operands image,
+filter, output, the indices of the tile's first element in each and the sizes C, OH, OW;
+attributes ``strides`` (elements one step of c, y, x, ty, tx moves the image; c, ty, tx the
+filter; c, y, x the output) and ``window`` (KH, KW).
 """
 from __future__ import annotations
 
@@ -246,6 +251,19 @@ def _pack_plan(op: Operation, ubs: List[Value], out_dims: List[int], i: int, j: 
     return None
 
 
+def loop_stride(m: AffineMap, strides, d: int) -> Optional[int]:
+    """Elements one step of loop ``d`` moves through an operand indexed by map ``m`` whose
+    dims have element ``strides`` (None: a dynamic stride)."""
+    total = 0
+    for e, x in zip(m.results, strides):
+        coeff = UK.linear_coefficients(e) or {}
+        if coeff.get(d):
+            if not isinstance(x, int):
+                return None
+            total += coeff[d] * x
+    return total
+
+
 def _operand_indices(b: Builder, v: Value, m: AffineMap, ivs: List[Value], glob: List[Value],
                      tile_of: Dict[int, int], tiles) -> List[Value]:
     """Indices of memref ``v`` (indexing map ``m``) at loop point ``ivs`` (tile-local) /
@@ -379,6 +397,10 @@ class ConvertLinalgToLoopsPass(Pass):
                 or ConvertLinalgToLoopsPass._lower_im2col(op, ubs, tile_of, tiles, ib)):
             op.erase()
             return
+        if UK.DWCONV in str(op.attributes.get("iree_codegen.ukernel", "")) and \
+                ConvertLinalgToLoopsPass._lower_dwconv(op, ubs, tile_of, tiles, ib):
+            op.erase()
+            return
         order = loop_order(op, len(ranges))
         maxes = [tiles.tiles[tile_of[d]] if d in tile_of else r for d, r in enumerate(ranges)]
         plan = register_block_plan(op, ubs, maxes, order)
@@ -482,20 +504,10 @@ class ConvertLinalgToLoopsPass(Pass):
         except ValueError:
             return None
 
-        def stride(m: AffineMap, st, d: int) -> Optional[int]:
-            """Elements one step of loop ``d`` moves through the operand (None: dynamic)."""
-            total = 0
-            for e, x in zip(m.results, st):
-                coeff = UK.linear_coefficients(e) or {}
-                if coeff.get(d):
-                    if not isinstance(x, int):
-                        return None
-                    total += coeff[d] * x
-            return total
-
-        strides = (stride(a_map, sa, match.i), stride(a_map, sa, match.k), stride(b_map, sb, match.k),
-                   stride(b_map, sb, match.j), stride(c_map, sc, match.i))
-        if any(x is None for x in strides) or stride(c_map, sc, match.j) != 1:
+        strides = (loop_stride(a_map, sa, match.i), loop_stride(a_map, sa, match.k),
+                   loop_stride(b_map, sb, match.k), loop_stride(b_map, sb, match.j),
+                   loop_stride(c_map, sc, match.i))
+        if any(x is None for x in strides) or loop_stride(c_map, sc, match.j) != 1:
             return None
         return match, (a, bm, c), (a_map, b_map, c_map), strides
 
@@ -535,6 +547,63 @@ class ConvertLinalgToLoopsPass(Pass):
                       "strides": DenseArrayAttr(T.i64, strides),
                       "blocking": DenseArrayAttr(T.i64, (mc, nc, kc)),
                       "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes)})
+        return True
+
+    @staticmethod
+    def _lower_dwconv(op: Operation, ubs: List[Value], tile_of: Dict[int, int], tiles,
+                      ib: "_IndexBuilder") -> bool:
+        """Replace memref depthwise convolution ``op`` (:func:`.ukernels.match_dwconv`) by
+        loops over its batch dims around an ``iree_codegen.ukernel.generic`` call of
+        ``ireec_uk_dwconv`` on the workgroup's tile of channels and output pixels, built
+        before ``op``; False (nothing built) when the form is not matched any more, the
+        output is also an input, an operand is a constant or has no static strides."""
+        maps = generic_maps(op)
+        match = UK.match_dwconv(op, loop_order(op, maps[0].num_dims))
+        if match is None:
+            return False
+        img, flt, out = op.operands[match.image], op.operands[match.filter], op.operands[2]
+        i_map, f_map, o_map = maps[match.image], maps[match.filter], maps[2]
+        if out is img or out is flt:
+            return False
+        if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
+               for v in (img, flt, out)):
+            return False  # kernel-local constants may fold to scalars: no pointer to pass
+        try:
+            si, sf, so = (strides_and_offset(v.type)[0] for v in (img, flt, out))
+        except ValueError:
+            return False
+
+        def st(m: AffineMap, s, d: Optional[int]) -> Optional[int]:
+            return 0 if d is None else loop_stride(m, s, d)
+
+        strides = (st(i_map, si, match.c), st(i_map, si, match.y), st(i_map, si, match.x),
+                   st(i_map, si, match.ty), st(i_map, si, match.tx),
+                   st(f_map, sf, match.c), st(f_map, sf, match.ty), st(f_map, sf, match.tx),
+                   st(o_map, so, match.c), st(o_map, so, match.y), st(o_map, so, match.x))
+        if any(x is None for x in strides):
+            return False
+        ranges = generic_loop_ranges(op)
+        window = (1 if match.ty is None else ranges[match.ty], ranges[match.tx])
+        c0, c1 = ib.const(0), ib.const(1)
+        ivs: List[Value] = [c0] * maps[0].num_dims
+        inner = ib.b
+        for d in match.batch:
+            body = for_loop(inner, c0, ubs[d], c1)
+            ivs[d] = body.args[0]
+            inner = Builder(body, 0, op.loc)
+        glob = list(ivs)
+        for d, k in tile_of.items():
+            glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
+        origin: List[Value] = []
+        for v, m in ((img, i_map), (flt, f_map), (out, o_map)):
+            origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
+        sizes = [ubs[match.c], c1 if match.y is None else ubs[match.y], ubs[match.x]]
+        inner.create("iree_codegen.ukernel.generic", [img, flt, out] + origin + sizes, [],
+                     {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
+                         if k in op.attributes},
+                      "u_kernel_fn_name": StringAttr(UK.DWCONV),
+                      "strides": DenseArrayAttr(T.i64, strides),
+                      "window": DenseArrayAttr(T.i64, window)})
         return True
 
     @staticmethod

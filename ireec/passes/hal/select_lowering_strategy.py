@@ -30,6 +30,11 @@ it computes by im2col (:mod:`.im2col`) gets whole-extent tiles along its output 
 pixels (split for concurrency as other kernels), the same descriptor and blocking (at the
 output-channel dim, the GEMM's pixel dim and the outermost reduction dim) and
 ``ireec.im2col = array<i64: K, pixels>`` (window length, output pixels per packed chunk).
+
+A depthwise convolution (:func:`.ukernels.match_dwconv`) keeps the tiles chosen for it as
+for any kernel and gets ``iree_codegen.ukernel =
+#iree_codegen.ukernel_descriptor<"ireec_uk_dwconv", memref>``: loop lowering calls the
+micro-kernel on each workgroup's tile.
 """
 from __future__ import annotations
 
@@ -45,6 +50,7 @@ from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
 from . import im2col as IM
 from . import ukernels as UK
+from .memref_utils import loop_order
 
 _NEUTRAL = {"hal.interface.binding.subspan", "flow.dispatch.tensor.load", "flow.dispatch.tensor.store",
             "tensor.empty", "arith.constant", "func.return"}
@@ -126,6 +132,9 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
             conv = _im2col_match(root, ctx)
             if conv is not None:
                 levels += _im2col_config(root, conv, per_loop, ctx)
+            elif _dwconv_match(root, ctx) is not None:
+                root.attributes["iree_codegen.ukernel"] = OpaqueAttr(
+                    f'#iree_codegen.ukernel_descriptor<"{UK.DWCONV}", memref>')
         text = ", ".join("[" + ", ".join(str(t) for t in lv) + "]" for lv in levels)
         root.attributes["lowering_config"] = OpaqueAttr(f"#iree_codegen.lowering_config<tile_sizes = [{text}]>")
     kernel.attributes["translation_info"] = OpaqueAttr(
@@ -192,6 +201,16 @@ def _ukernel_match(root: Operation, ctx: PassContext):
     if match is None or any(r is None for r in L.loop_ranges(root)):
         return None
     return match
+
+
+def _dwconv_match(root: Operation, ctx: PassContext):
+    """The :class:`.ukernels.DwconvMatch` of ``root`` when the target has the depthwise
+    micro-kernel and ``root`` is a depthwise convolution it computes, else None."""
+    if ctx is None or UK.DWCONV not in getattr(ctx.target, "ukernels", ()):
+        return None
+    if not L.is_linalg_structured(root):
+        return None
+    return UK.match_dwconv(root, loop_order(root, len(L.iterator_types(root))))
 
 
 def _sgemm_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:

@@ -36,6 +36,11 @@ The configuration is recorded on the root op, visible at ``--compile-to=hal``::
     iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
 
 (workgroup tile per loop; then the micro-kernel's cache blocking of i, j, k).
+
+Depthwise convolutions (:func:`match_dwconv`: ``out[.., c, y, x] += image[.., c, s*y + d*ty,
+s*x + d*tx] * filter[c, ty, tx]`` in any layout) call ``ireec_uk_dwconv`` on each workgroup's
+tile, with ``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_dwconv",
+memref>`` on the root and the tiles chosen for it as for any kernel.
 """
 from __future__ import annotations
 
@@ -267,3 +272,112 @@ def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Se
         else:
             break
     return mc, nc, kc
+
+
+#: The depthwise-convolution micro-kernel (runtime_c/ireec_ukernel.h).
+DWCONV = "ireec_uk_dwconv"
+
+#: Bytes of stack ``ireec_uk_dwconv`` takes: its frame and those of the narrower kernels it
+#: hands short rows to (gcc 12 -O3 -fstack-usage, x86-64: 832 for the AVX-512 kernel, 1856
+#: for the AVX2 one, 376 for the 4-lane one; the scalar loops and the entry's parameter
+#: block), rounded up.
+DWCONV_STACK_BYTES = 4096
+
+
+@dataclass
+class DwconvMatch:
+    """Loop dims of a matched depthwise convolution (:func:`match_dwconv`): ``c`` the channel
+    dim (in the image, the filter and the output), ``y``/``x`` the output's spatial dims and
+    ``ty``/``tx`` the filter taps paired with them in the image's indices (``y`` and ``ty``
+    None for a one-dimensional window; ``ty`` comes before ``tx`` in the loop nest), ``batch``
+    the other parallel dims of range > 1 (looped around the call) and ``image`` / ``filter``
+    the generic's input positions."""
+
+    c: int
+    y: Optional[int]
+    x: int
+    ty: Optional[int]
+    tx: int
+    batch: List[int]
+    image: int
+    filter: int
+
+
+def _linear_indices(m, shape) -> Optional[List[dict]]:
+    """``{dim: coefficient}`` per result of map ``m`` (:func:`linear_coefficients`), a
+    constant 0 at a dim of size 1 of ``shape`` being ``{}``; None when any result is not
+    linear."""
+    out = []
+    for k, e in enumerate(m.results):
+        if isinstance(e, AffineConst) and e.value == 0 and shape is not None and shape[k] == 1:
+            out.append({})
+            continue
+        c = linear_coefficients(e)
+        if c is None:
+            return None
+        out.append(c)
+    return out
+
+
+def match_dwconv(op, order: Sequence[int]) -> Optional[DwconvMatch]:
+    """The dims of ``op`` when it is an f32 depthwise convolution the ``ireec_uk_dwconv``
+    micro-kernel computes, else None. Works on tensors and memrefs; ``order`` is the plain
+    loop nest's order (:func:`.memref_utils.loop_order`).
+
+    The form (``linalg.depthwise_conv_2d_nchw_chw`` / ``_nhwc_hwc`` / ``_nhwc_hwcm`` / 1-d
+    ones after generalisation, a grouped ``stablehlo.convolution`` with one input channel per
+    group): a ``linalg.generic`` with static ranges, body ``out + image * filter``, output and
+    filter indexed by plain dims (or 0 at a dim of size 1); every image index a sum of dims
+    times constants. Dims of range 1 are ignored. The reduction dims (the taps, one or two)
+    each appear in the filter and in one image index, together with exactly one parallel
+    output dim not in the filter (``image[.., s*y + d*ty, ..]``); one parallel dim ``c`` is
+    alone in an image index and in the filter and the output; the other parallel dims are
+    batch dims. Bodies other than multiply-accumulate (pooling) are not matched."""
+    if op.name != "linalg.generic" or not _multiply_accumulate(op):
+        return None
+    ins, outs = L.inputs(op), L.outputs(op)
+    if len(ins) != 2 or len(outs) != 1 or not all(_is_f32(v) for v in ins + outs):
+        return None
+    ranges = L.loop_ranges(op)
+    if any(r is None for r in ranges):
+        return None
+    its = L.iterator_types(op)
+    maps = L.indexing_maps(op)
+    shape = [getattr(v.type, "shape", None) for v in op.operands]
+    do = _plain_dims(maps[2], shape[2])
+    if do is None or any(its[d] == L.REDUCTION for d in do):
+        return None
+    big = {d for d, r in enumerate(ranges) if r > 1}
+    taps = [d for d in order if its[d] == L.REDUCTION and d in big]
+    if not 1 <= len(taps) <= 2:
+        return None
+    for f in (0, 1):
+        img = 1 - f
+        df = _plain_dims(maps[f], shape[f])
+        coeffs = _linear_indices(maps[img], shape[img])
+        if df is None or coeffs is None or any(t not in df for t in taps):
+            continue
+        pairs = []
+        for t in taps:
+            with_t = [c for c in coeffs if t in c]
+            if len(with_t) != 1 or with_t[0][t] <= 0:
+                break
+            others = [d for d in with_t[0] if d != t]
+            if len(others) != 1 or its[others[0]] == L.REDUCTION or others[0] not in do or others[0] in df:
+                break
+            p = others[0]
+            if with_t[0][p] <= 0 or sum(p in c for c in coeffs) != 1:
+                break
+            pairs.append(p)
+        if len(pairs) != len(taps) or len(set(pairs)) != len(pairs):
+            continue
+        chans = [d for d in df if its[d] != L.REDUCTION and d in do
+                 and any(c == {d: 1} for c in coeffs) and sum(d in c for c in coeffs) == 1]
+        wide = [d for d in chans if d in big]
+        if len(wide) > 1 or not chans:
+            continue
+        c = wide[0] if wide else chans[0]
+        batch = [d for d in order if its[d] != L.REDUCTION and d in big and d != c and d not in pairs]
+        y, ty = (pairs[0], taps[0]) if len(taps) == 2 else (None, None)
+        return DwconvMatch(c=c, y=y, x=pairs[-1], ty=ty, tx=taps[-1], batch=batch, image=img, filter=f)
+    return None

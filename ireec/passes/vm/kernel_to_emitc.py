@@ -485,23 +485,13 @@ class KernelLowering:
             val = inner.create("emitc.load", [sb] + ivs, [et], attrs(src.type)).result
         inner.create("emitc.store", [val, db] + ivs, [], attrs(dst.type))
 
-    def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
-        """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/convert_linalg_to_loops.py)
-        → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
-        blocking..., work, flags)`` in the argument order of runtime_c/ireec_ukernel.h's
-        ``ireec_uk_sgemm`` (flags: ``IREEC_UK_FLAG_ACCUMULATE`` unless the op's ``accumulate``
-        is false: C is then overwritten)."""
-        mems = op.operands[:4]
-        ranks = [m.type.rank for m in mems[:3]]
-        rest = list(op.operands[4:])
-        operands: List[Value] = []
-
-        def ref(v: Value) -> str:
-            operands.append(v)
-            return "{%d}" % (len(operands) - 1)
-
+    def _ukernel_pointers(self, op: Operation, mems: List[Value], rest: List[Value], ref):
+        """C expressions of the addresses of ``mems``' elements at the indices that follow
+        in ``rest`` (one per dim of each, in order), operands named through ``ref``; and
+        the operands of ``rest`` left after them."""
         pointers = []
-        for m, r in zip(mems[:3], ranks):
+        for m in mems:
+            r = m.type.rank
             base = self.v(m)
             if isinstance(base, _Splat) or not isinstance(base, Value):
                 raise CompileError("a micro-kernel operand is not addressable", op.loc)
@@ -513,6 +503,42 @@ class KernelLowering:
                     terms.append(ref(iv) if st == 1 else f"{ref(iv)} * {st}")
             rest = rest[r:]
             pointers.append(" + ".join(terms))
+        return pointers, rest
+
+    def _dwconv_ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` of a depthwise convolution (see
+        ireec/passes/hal/convert_linalg_to_loops.py) → ``ireec_uk_dwconv(C, OH, OW, KH, KW,
+        &image[origin], its 5 strides, &filter[origin], its 3, &out[origin], its 3)`` in the
+        argument order of runtime_c/ireec_ukernel.h."""
+        operands: List[Value] = []
+
+        def ref(v: Value) -> str:
+            operands.append(v)
+            return "{%d}" % (len(operands) - 1)
+
+        pointers, rest = self._ukernel_pointers(op, list(op.operands[:3]), list(op.operands[3:]), ref)
+        sizes = [ref(self._scalar(x, op)) for x in rest]
+        kh, kw = (str(int(x)) for x in op.attributes["window"].value)
+        st = [str(int(x)) for x in op.attributes["strides"].value]
+        args = sizes + [kh, kw, pointers[0]] + st[0:5] + [pointers[1]] + st[5:8] + [pointers[2]] + st[8:11]
+        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
+                                                     "args": _str_array(args)})
+
+    def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/convert_linalg_to_loops.py)
+        → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
+        blocking..., work, flags)`` in the argument order of runtime_c/ireec_ukernel.h's
+        ``ireec_uk_sgemm`` (flags: ``IREEC_UK_FLAG_ACCUMULATE`` unless the op's ``accumulate``
+        is false: C is then overwritten)."""
+        mems = op.operands[:4]
+        rest = list(op.operands[4:])
+        operands: List[Value] = []
+
+        def ref(v: Value) -> str:
+            operands.append(v)
+            return "{%d}" % (len(operands) - 1)
+
+        pointers, rest = self._ukernel_pointers(op, mems[:3], rest, ref)
         m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
         sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
         mc, nc, kc = (str(int(x)) for x in op.attributes["blocking"].value)
@@ -671,5 +697,6 @@ CONVERTERS = {
 #: (ireec/dialects/iree_codegen.py: FAMILIES).
 _UKERNEL_LOWERINGS = {
     "ireec_uk_sgemm": KernelLowering._sgemm_ukernel,
+    "ireec_uk_dwconv": KernelLowering._dwconv_ukernel,
     "ireec_gpu_matmul_": KernelLowering._gpu_matmul_ukernel,
 }
