@@ -226,9 +226,32 @@ class BufferizePass(Pass):
             raise CompileError("tensor.pad with a computed padding value is not supported", op.loc)
         dist = op.attributes.get("ireec.distribute")  # unpadded dims: the same in both views
         dims = list(dist.value) if dist is not None else None
-        emit_fill(b, pad_val, dst, dims)
+        for offsets, sizes in _pad_borders(low, list(src.type.shape), list(dst.type.shape)):
+            emit_fill(b, pad_val, subview(b, dst, offsets, sizes, [1] * len(low)), dims)
         emit_copy(b, buf[src], subview(b, dst, low, list(src.type.shape), [1] * len(low)), dims)
         buf[op.results[0]] = dst
+
+
+def _pad_borders(low, src_shape, dst_shape):
+    """(offsets, sizes) of the slabs of a pad's result outside the source's copy, each element
+    in exactly one: for each padded dim d, the part before and after the source along d,
+    spanning the source's range along the dims before d and everything along those after
+    (so the pad writes every element once: the border with the padding value, the interior
+    from the source). Empty slabs are left out."""
+    slabs = []
+    rank = len(low)
+    for d in range(rank):
+        before = low[d]
+        after = dst_shape[d] - low[d] - src_shape[d]
+        for start, size in ((0, before), (low[d] + src_shape[d], after)):
+            if size <= 0:
+                continue
+            offsets = [low[k] if k < d else 0 for k in range(rank)]
+            sizes = [src_shape[k] if k < d else dst_shape[k] for k in range(rank)]
+            offsets[d], sizes[d] = start, size
+            if all(n > 0 for n in sizes):
+                slabs.append((offsets, sizes))
+    return slabs
 
 
 def _index(x):

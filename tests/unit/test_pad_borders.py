@@ -1,0 +1,31 @@
+"""A pad writes every element of its result once: the border slabs of ``_pad_borders``
+and the source's copy partition the result (checked by counting writes with numpy)."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ireec.passes.hal.bufferize import _pad_borders
+
+
+@pytest.mark.parametrize("low,high,src", [
+    ([0, 0, 1, 1], [0, 0, 1, 1], [1, 3, 4, 5]),
+    ([0, 1, 0], [0, 0, 1], [2, 3, 3]),
+    ([2, 0], [0, 3], [1, 4]),
+    ([1, 2, 3], [3, 2, 1], [2, 1, 2]),
+    ([0, 0], [0, 0], [3, 3]),
+    ([1], [0], [0]),
+])
+def test_borders_and_copy_cover_each_element_once(low, high, src):
+    dst = [lo + s + hi for lo, s, hi in zip(low, src, high)]
+    count = np.zeros(dst, np.int32)
+    for offsets, sizes in _pad_borders(low, src, dst):
+        count[tuple(slice(o, o + n) for o, n in zip(offsets, sizes))] += 1
+    count[tuple(slice(lo, lo + s) for lo, s in zip(low, src))] += 1
+    assert (count == 1).all()
+    # Fills only touch the border: the interior is the copy's.
+    for offsets, sizes in _pad_borders(low, src, dst):
+        for idx in itertools.product(*(range(o, o + n) for o, n in zip(offsets, sizes))):
+            assert any(not (lo <= i < lo + s) for i, lo, s in zip(idx, low, src))
