@@ -140,3 +140,26 @@ func.func @conv(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x5xf32>) -> tensor<1x6x
     x = rng.standard_normal((1, 4, 8, 8)).astype(np.float32)
     want = x[:, :, :-1, :-1] + x[:, :, 1:, :-1] + x[:, :, :-1, 1:] + x[:, :, 1:, 1:]
     np.testing.assert_allclose(m.pool(x), want, rtol=1e-5, atol=1e-5)
+
+
+def test_multiply_add_of_three_inputs_is_not_a_depthwise_convolution():
+    """A generic whose body is ``mulf`` then ``addf`` over three inputs (x * y + z, nothing
+    accumulated) is no convolution: the micro-kernel matchers leave it to the loops."""
+    src = """
+#id = affine_map<(d0) -> (d0)>
+func.func @fma(%x: tensor<9xf32>, %y: tensor<9xf32>, %z: tensor<9xf32>) -> tensor<9xf32> {
+  %e = tensor.empty() : tensor<9xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+      ins(%x, %y, %z : tensor<9xf32>, tensor<9xf32>, tensor<9xf32>) outs(%e : tensor<9xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<9xf32>
+  return %r : tensor<9xf32>
+}
+"""
+    r = np.random.default_rng(9)
+    x, y, z = (r.standard_normal(9).astype(np.float32) for _ in range(3))
+    got = ireec.compile_source(src, target="c").fma(x, y, z)
+    np.testing.assert_allclose(got, x * y + z, rtol=1e-6, atol=1e-6)

@@ -146,6 +146,8 @@ def _multiply_accumulate(op) -> bool:
     ops = list(op.body.ops)
     if len(ops) != 3 or [o.name for o in ops] != ["arith.mulf", "arith.addf", "linalg.yield"]:
         return False
+    if len(op.body.args) != 3:
+        return False  # e.g. out + a * b with a third input the body ignores
     a, b, out = op.body.args
     mul, add, yld = ops
     if set(mul.operands) != {a, b} or (mul.operands[0] is mul.operands[1]):
