@@ -57,18 +57,27 @@ def _verify_sgemm(op) -> None:
     if len(ops) < 4:
         raise CompileError(f"{_OP} expects A, B, C and a work buffer", op.loc)
     mems = ops[:4]
-    for v in mems:
+    _need_f32_memrefs(op, mems)
+    if any(v.type.rank < 2 for v in mems[:3]) or mems[3].type.rank != 1:
+        raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
+    _need_origins_and_sizes(op, mems[:3], ops[4:], "M, N, K")
+    _need_attrs(op, {"strides": 5, "blocking": 3})
+
+
+def _need_f32_memrefs(op, values) -> None:
+    for v in values:
         t = v.type
         if not isinstance(t, T.MemRefType) or not (isinstance(t.element_type, T.FloatType) and t.element_type.name == "f32"):
             raise CompileError(f"{_OP} operand of type {t}: expected an f32 memref", op.loc)
-    if any(v.type.rank < 2 for v in mems[:3]) or mems[3].type.rank != 1:
-        raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
-    want = sum(v.type.rank for v in mems[:3]) + 3
-    rest = ops[4:]
+
+
+def _need_origins_and_sizes(op, mems, rest, sizes: str) -> None:
+    """``rest``: one ``index`` per dim of each of ``mems`` (the tile's first element), then
+    the three sizes named ``sizes``."""
+    want = sum(v.type.rank for v in mems) + 3
     if len(rest) != want or not all(isinstance(v.type, T.IndexType) for v in rest):
         raise CompileError(f"{_OP} expects {want} index operands after its "
-                           f"buffers (tile origins, M, N, K), got {len(rest)}", op.loc)
-    _need_attrs(op, {"strides": 5, "blocking": 3})
+                           f"buffers (tile origins, {sizes}), got {len(rest)}", op.loc)
 
 
 def _verify_dwconv(op) -> None:
@@ -77,15 +86,8 @@ def _verify_dwconv(op) -> None:
     ops = list(op.operands)
     if len(ops) < 3:
         raise CompileError(f"{_OP} expects an image, a filter and an output", op.loc)
-    for v in ops[:3]:
-        t = v.type
-        if not isinstance(t, T.MemRefType) or not (isinstance(t.element_type, T.FloatType) and t.element_type.name == "f32"):
-            raise CompileError(f"{_OP} operand of type {t}: expected an f32 memref", op.loc)
-    want = sum(v.type.rank for v in ops[:3]) + 3
-    rest = ops[3:]
-    if len(rest) != want or not all(isinstance(v.type, T.IndexType) for v in rest):
-        raise CompileError(f"{_OP} expects {want} index operands after its "
-                           f"buffers (tile origins, C, OH, OW), got {len(rest)}", op.loc)
+    _need_f32_memrefs(op, ops[:3])
+    _need_origins_and_sizes(op, ops[:3], ops[3:], "C, OH, OW")
     _need_attrs(op, {"strides": 11, "window": 2})
 
 

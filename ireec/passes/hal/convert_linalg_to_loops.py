@@ -319,6 +319,41 @@ class _Tiles:
                 self.sizes.append(b.create("arith.minsi", [ib.const(t), rest], [T.index]).result)
 
 
+def _pointer_strides(values) -> Optional[List]:
+    """The element strides of each memref of ``values`` (a micro-kernel's operands, passed as
+    pointers), or None when one is a kernel-local constant (it may fold to scalars: no pointer
+    to pass) or has no static layout."""
+    if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
+           for v in values):
+        return None
+    try:
+        return [strides_and_offset(v.type)[0] for v in values]
+    except ValueError:
+        return None
+
+
+def _call_site(op: Operation, b: Builder, loop_dims: List[int], ubs: List[Value], tile_of: Dict[int, int],
+               tiles, ib: "_IndexBuilder", operands) -> Tuple[Builder, List[Value]]:
+    """Where a micro-kernel call on ``op``'s workgroup tile goes: loops (built with ``b``)
+    over ``loop_dims`` (batch dims, filter taps) and, inside them, the index of each
+    ``(memref, indexing map)`` of ``operands``' first tile element, per dim, in order.
+    Returns the innermost builder and those indices."""
+    c0, c1 = ib.const(0), ib.const(1)
+    ivs: List[Value] = [c0] * generic_maps(op)[0].num_dims
+    inner = b
+    for d in loop_dims:
+        body = for_loop(inner, c0, ubs[d], c1)
+        ivs[d] = body.args[0]
+        inner = Builder(body, 0, op.loc)
+    glob = list(ivs)
+    for d, k in tile_of.items():
+        glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
+    origin: List[Value] = []
+    for v, m in operands:
+        origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
+    return inner, origin
+
+
 def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
     """IREE's micro-kernels without the ACCUMULATE flag (``iree_uk_mmt4d`` overwrites its
     output unless told to accumulate): a zero fill of C directly followed by the contraction
@@ -496,13 +531,10 @@ class ConvertLinalgToLoopsPass(Pass):
             a, bm, a_map, b_map = bm, a, b_map, a_map
         if c is a or c is bm:
             return None  # the micro-kernel reads A and B while it writes C
-        if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
-               for v in (a, bm, c)):
-            return None  # kernel-local constants may fold to scalars: no pointer to pass
-        try:
-            sa, sb, sc = (strides_and_offset(v.type)[0] for v in (a, bm, c))
-        except ValueError:
+        st = _pointer_strides((a, bm, c))
+        if st is None:
             return None
+        sa, sb, sc = st
 
         strides = (loop_stride(a_map, sa, match.i), loop_stride(a_map, sa, match.k),
                    loop_stride(b_map, sb, match.k), loop_stride(b_map, sb, match.j),
@@ -521,24 +553,12 @@ class ConvertLinalgToLoopsPass(Pass):
         if plan is None:
             return False
         match, (a, bm, c), (a_map, b_map, c_map), strides = plan
-        maps = generic_maps(op)
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
-        c0, c1 = ib.const(0), ib.const(1)
         b = ib.b
         work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
                            attrs={"ireec.ukernel_work": UnitAttr()}).result
-        ivs: List[Value] = [c0] * maps[0].num_dims
-        inner = b
-        for d in match.batch + match.taps:
-            body = for_loop(inner, c0, ubs[d], c1)
-            ivs[d] = body.args[0]
-            inner = Builder(body, 0, op.loc)
-        glob = list(ivs)
-        for d, k in tile_of.items():
-            glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
-        origin: List[Value] = []
-        for v, m in ((a, a_map), (bm, b_map), (c, c_map)):
-            origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
+        inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib,
+                                   ((a, a_map), (bm, b_map), (c, c_map)))
         inner.create("iree_codegen.ukernel.generic",
                      [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
@@ -565,13 +585,10 @@ class ConvertLinalgToLoopsPass(Pass):
         i_map, f_map, o_map = maps[match.image], maps[match.filter], maps[2]
         if out is img or out is flt:
             return False
-        if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
-               for v in (img, flt, out)):
-            return False  # kernel-local constants may fold to scalars: no pointer to pass
-        try:
-            si, sf, so = (strides_and_offset(v.type)[0] for v in (img, flt, out))
-        except ValueError:
+        st = _pointer_strides((img, flt, out))
+        if st is None:
             return False
+        si, sf, so = st
 
         def st(m: AffineMap, s, d: Optional[int]) -> Optional[int]:
             return 0 if d is None else loop_stride(m, s, d)
@@ -584,19 +601,9 @@ class ConvertLinalgToLoopsPass(Pass):
             return False
         ranges = generic_loop_ranges(op)
         window = (1 if match.ty is None else ranges[match.ty], ranges[match.tx])
-        c0, c1 = ib.const(0), ib.const(1)
-        ivs: List[Value] = [c0] * maps[0].num_dims
-        inner = ib.b
-        for d in match.batch:
-            body = for_loop(inner, c0, ubs[d], c1)
-            ivs[d] = body.args[0]
-            inner = Builder(body, 0, op.loc)
-        glob = list(ivs)
-        for d, k in tile_of.items():
-            glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
-        origin: List[Value] = []
-        for v, m in ((img, i_map), (flt, f_map), (out, o_map)):
-            origin += _operand_indices(inner, v, m, ivs, glob, tile_of, tiles)
+        c1 = ib.const(1)
+        inner, origin = _call_site(op, ib.b, match.batch, ubs, tile_of, tiles, ib,
+                                   ((img, i_map), (flt, f_map), (out, o_map)))
         sizes = [ubs[match.c], c1 if match.y is None else ubs[match.y], ubs[match.x]]
         inner.create("iree_codegen.ukernel.generic", [img, flt, out] + origin + sizes, [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
