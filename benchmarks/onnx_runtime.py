@@ -6,9 +6,9 @@ ONNX Runtime's CPU execution provider with 2 intra-op threads and every graph op
 (``ORT_ENABLE_ALL``), against ireec's ``.const.linalg.mlir`` built for ``openmp`` and
 called through ``ireec.load`` (what a Python user pays: checks, result allocation), with
 the bare C call beside it. Both outputs are checked against the exporter's ``out0.npy``.
-ONNX Runtime runs first for every model, each session closed before the next, and ireec
-after (ONNX Runtime's intra-op threads spin between runs, OpenMP's workers too: timing one
-while the other's threads live took up to half the time of two cores from it).
+The three are timed in alternating blocks (:func:`measure_ort_vs_ireec`): on a shared
+machine whose speed changes by 2x within seconds, timing one runtime after the other
+compared the machine's phases, not the runtimes.
 ONNX Runtime is optional (``pip install -e '.[bench]'``); without it the section says so.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Sequence
 
 import numpy as np
 
@@ -70,11 +70,14 @@ def _session(path: Path):
     return ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
 
 
-def measure_ort_vs_ireec(root: Path, build_dir: Path, timer: Callable[[Callable[[], object], str], float],
+def measure_ort_vs_ireec(root: Path, build_dir: Path,
+                         timer: Callable[[Sequence[Callable[[], object]]], List[float]],
                          log: Callable[[str], None]) -> List[OrtRow]:
     """One :class:`OrtRow` per model of :data:`MODELS` under ``root``
-    (``../shared/models/torch_mlir``). ``timer(fn, name)`` returns the median milliseconds
-    per call of ``fn``. Problems become ``skipped`` reasons, never exceptions."""
+    (``../shared/models/torch_mlir``). ``timer(fns)`` returns the median milliseconds per
+    call of each of ``fns``, timed in alternating blocks (ONNX Runtime, ireec.load, the bare
+    C call, again and again), so a shared machine whose speed changes during the run slows
+    every side alike. Problems become ``skipped`` reasons, never exceptions."""
     from ireec.compiler import compile_file
     from ireec.runtime.build import build_shared_library
     from ireec.runtime.loader import load
@@ -82,10 +85,6 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path, timer: Callable[[Callable[
 
     rows = []
     missing = ort_unavailable()
-    todo = []  # (row, mlir, x, expected) of the models ONNX Runtime ran
-    # ONNX Runtime first, for every model, before any ireec library (and with it OpenMP's
-    # worker threads) is loaded; each session and its spinning intra-op threads go before
-    # the next: no runtime is timed while the other's threads share the two cores.
     for name in MODELS:
         row = OrtRow(name)
         rows.append(row)
@@ -97,17 +96,13 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path, timer: Callable[[Callable[
         if not (onnx.is_file() and mlir.is_file() and (folder / "arg0.npy").is_file()):
             row.skipped = f"{folder} lacks {name}.onnx, {name}.const.linalg.mlir or arg0.npy"
             continue
+        sess = feed = None
         try:
             x = np.load(folder / "arg0.npy")
             expected = np.load(folder / "out0.npy")
-            row.ort_ok, row.ort_ms = _time_ort(onnx, x, expected, timer, name)
-            gc.collect()  # the session and its thread pool are gone
-            todo.append((row, mlir, x, expected))
-        except Exception as e:  # an export ORT cannot run: recorded
-            _skip(row, e, log)
-    for row, mlir, x, expected in todo:
-        name = row.model
-        try:
+            sess = _session(onnx)
+            feed = {sess.get_inputs()[0].name: x}
+            row.ort_ok = bool(np.allclose(sess.run(None, feed)[0], expected, rtol=1e-3, atol=1e-4))
             out = compile_file(str(mlir), target="openmp", module_name=f"ort_{name}")
             lib = build_shared_library(out.files, out.module_name, build_dir / f"libort_{name}.so",
                                        target="openmp")
@@ -115,22 +110,16 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path, timer: Callable[[Callable[
             fn = m.functions[0]
             f = m[fn]
             row.ireec_ok = bool(np.allclose(f(x), expected, rtol=1e-3, atol=1e-4))
-            row.ireec_ms = timer(lambda: f(x), f"ireec_{name}")
-            row.ireec_raw_ms = timer(prepare_call(m, fn, [x]), f"ireec_raw_{name}")
+            row.ort_ms, row.ireec_ms, row.ireec_raw_ms = timer(
+                [lambda: sess.run(None, feed), lambda: f(x), prepare_call(m, fn, [x])])
             log(f"  {name:<16} ORT {row.ort_ms:8.3f} ms   ireec.load {row.ireec_ms:8.3f} ms   "
                 f"C {row.ireec_raw_ms:8.3f} ms")
-        except Exception as e:  # a compile or build error: recorded
+        except Exception as e:  # an export ORT cannot run, a compile error: recorded
             _skip(row, e, log)
+        finally:
+            sess = feed = None
+            gc.collect()  # this model's session and its thread pool go before the next
     return rows
-
-
-def _time_ort(onnx: Path, x: np.ndarray, expected: np.ndarray, timer, name: str):
-    """(output within tolerance, median ms per call) of ONNX Runtime on ``onnx``; the session
-    lives only during this call."""
-    sess = _session(onnx)
-    feed = {sess.get_inputs()[0].name: x}
-    ok = bool(np.allclose(sess.run(None, feed)[0], expected, rtol=1e-3, atol=1e-4))
-    return ok, timer(lambda: sess.run(None, feed), f"ort_{name}")
 
 
 def _skip(row: OrtRow, e: Exception, log) -> None:

@@ -303,6 +303,37 @@ def time_calls(fn: Callable[[], object], opts: "Options") -> List[float]:
     return times
 
 
+#: Rounds of :func:`interleaved_medians`: each function is timed once per round.
+INTERLEAVED_ROUNDS = 10
+
+
+def interleaved_medians(fns: Sequence[Callable[[], object]], opts: "Options") -> List[float]:
+    """Median milliseconds per call of each of ``fns``, timed in turns: :data:`INTERLEAVED_ROUNDS`
+    rounds, each timing every function for ``repetitions x min_time / rounds`` seconds (at
+    least 5 calls; after one warm-up of ``opts.warmup_time`` each); each median is over that
+    function's calls of every round. On a shared machine whose speed changes during the run,
+    every function sees the same mix of fast and slow phases."""
+    clock = time.perf_counter
+    for fn in fns:
+        end = clock() + opts.warmup_time
+        fn()
+        while clock() < end:
+            fn()
+    seconds, count = parse_min_time(opts.min_time)
+    budget = (seconds or 0.0) * max(1, opts.repetitions) / INTERLEAVED_ROUNDS
+    want = max(5, (count or 0) * max(1, opts.repetitions) // INTERLEAVED_ROUNDS)
+    times: List[List[float]] = [[] for _ in fns]
+    for _ in range(INTERLEAVED_ROUNDS):
+        for fn, ts in zip(fns, times):
+            start = len(ts)
+            stop = clock() + budget
+            while len(ts) - start < want or clock() < stop:
+                t0 = clock()
+                fn()
+                ts.append(clock() - t0)
+    return [float(np.median(ts)) * 1e3 for ts in times]
+
+
 @dataclass
 class CaseResult:
     case: Case
@@ -843,8 +874,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not args.no_ort and (models / "torch_mlir").is_dir():
         log("ONNX Runtime against ireec (openmp, through ireec.load)")
 
-        def timer(fn, name):
-            return Measurement().take(time_calls(fn, opts)).median_ms
+        def timer(fns):
+            return interleaved_medians(fns, opts)
         ort_rows = onnx_runtime.measure_ort_vs_ireec(models / "torch_mlir", build_dir, timer, log)
     plans = model_plans(models) if models.is_dir() and not args.cases else []
     text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_rows)
