@@ -371,6 +371,22 @@ def loop_ranges(op: Operation) -> List[Optional[int]]:
     return ranges
 
 
+def is_pure_broadcast(op: Operation) -> bool:
+    """A ``linalg.broadcast``, or a ``linalg.generic`` that only broadcasts: all loops
+    parallel, the payload a bare ``linalg.yield``, an input map dropping dims or reading a unit
+    dim at 0 (IREE's broadcast-like ops: cheaper recomputed in a consumer than stored
+    expanded)."""
+    if op.name == "linalg.broadcast":
+        return True
+    if op.name != "linalg.generic":
+        return False
+    if any(it != PARALLEL for it in iterator_types(op)) or payload(op).ops[0].name != "linalg.yield":
+        return False
+    maps = indexing_maps(op)[:len(inputs(op))]
+    return any(m.is_projected_permutation() and (m.num_dims != len(m.results) or not all(
+        isinstance(e, AffineDim) for e in m.results)) for m in maps)
+
+
 def tensor_results(values: Sequence[Value]) -> List[T.Type]:
     """Result types of a destination-style op: its ranked-tensor inits."""
     return [v.type for v in values if isinstance(v.type, T.TensorType) and v.type.shape is not None]

@@ -38,7 +38,6 @@ import numpy as np
 
 from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.affine import AffineDim
 from ...ir.attributes import DenseArrayAttr, DenseResourceAttr, FloatAttr, IntegerAttr
 from ...ir.core import Builder, Operation, Value
 from ..common import constant_evaluator as CE
@@ -195,15 +194,9 @@ def is_metadata_leaf(op: Operation) -> bool:
     bare ``linalg.yield``, an input map dropping dims or reading a unit dim at 0) is cheaper
     fused into its consumer than stored expanded. Inside a larger tree they still fold."""
     if op.name in ("tensor.expand_shape", "tensor.collapse_shape", "tensor.cast", "tensor.reshape",
-                   "tensor.empty", "linalg.broadcast"):
+                   "tensor.empty"):
         return True
-    if op.name != "linalg.generic":
-        return False
-    if any(it != L.PARALLEL for it in L.iterator_types(op)) or L.payload(op).ops[0].name != "linalg.yield":
-        return False
-    maps = L.indexing_maps(op)[:len(L.inputs(op))]
-    return any(m.is_projected_permutation() and (m.num_dims != len(m.results) or not all(
-        isinstance(e, AffineDim) for e in m.results)) for m in maps)
+    return L.is_pure_broadcast(op)
 
 
 def _fuses_into(user: Operation, v: Value) -> bool:

@@ -238,22 +238,15 @@ class _BlockFormer:
 
 
 def is_broadcast_producer(op: Operation) -> bool:
-    """A ``linalg.broadcast``, or a ``linalg.generic`` whose loops are all parallel and whose
-    payload only yields its one input read through a projected permutation that drops dims
-    (IREE's ``isBroadcastLikeOp`` on generics): cheap to recompute in a consumer's tile."""
+    """A broadcast (:func:`..dialects.linalg.is_pure_broadcast`) of one input on tensors,
+    yielded as is: cheap to recompute in a consumer's tile."""
+    if not L.is_pure_broadcast(op) or not _is_linalg(op):
+        return False
     if op.name == "linalg.broadcast":
         return True
-    if op.name != "linalg.generic" or not _is_linalg(op):
-        return False
-    ins = L.inputs(op)
-    if len(ins) != 1 or any(it != L.PARALLEL for it in L.iterator_types(op)):
-        return False
     body = L.payload(op)
     yld = body.ops[0]
-    if yld.name != "linalg.yield" or len(yld.operands) != 1 or yld.operands[0] is not body.args[0]:
-        return False
-    m = L.indexing_maps(op)[0]
-    return m.is_projected_permutation() and len(m.results) < m.num_dims
+    return len(L.inputs(op)) == 1 and len(yld.operands) == 1 and yld.operands[0] is body.args[0]
 
 
 def _generic_or_named_ok(op: Operation) -> bool:
