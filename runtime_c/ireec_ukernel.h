@@ -75,17 +75,72 @@
 #define IREEC_UK_X86 1
 #endif
 
+/* Flags of ireec_uk_sgemm (IREE's IREE_UK_FLAG_MMT4D_ACCUMULATE): add the products to C's
+ * initial values; without it C is overwritten (its initial contents are never read, as
+ * after a zero fill the compiler dropped). */
+#define IREEC_UK_FLAG_ACCUMULATE 1
+/* The epilogue of ireec_uk_sgemm_fused: an elementwise consumer of the finished sums applied
+ * to each register tile before it is stored (the bias and activation "post-ops" of MLAS and
+ * oneDNN; IREE reaches the same by fusing the consumer into the contraction's tile loop), in
+ * this order, x being one finished element C[i][j]:
+ *   IREEC_UK_FLAG_BIAS:            x = x + bias[i*bias_i + j*bias_j]   (bias_j is 0 or 1)
+ *   IREEC_UK_FLAG_CLAMP_LO:        x = x > lo ? x : lo     (a NaN becomes lo: cmpf ogt + select)
+ *     with IREEC_UK_FLAG_LO_KEEPS_NAN: a NaN stays NaN     (arith.maximumf, lo not -0.0)
+ *   IREEC_UK_FLAG_CLAMP_HI:        x = hi < x ? hi : x     (a NaN stays: arith.minimumf too)
+ *     with IREEC_UK_FLAG_HI_REPLACES_NAN: x = x < hi ? x : hi (a NaN becomes hi)
+ * Each step rounds as the separate elementwise op would: results are bit-identical to storing
+ * C and applying the consumer afterwards. */
+#define IREEC_UK_FLAG_BIAS 2
+#define IREEC_UK_FLAG_CLAMP_LO 4
+#define IREEC_UK_FLAG_LO_KEEPS_NAN 8
+#define IREEC_UK_FLAG_CLAMP_HI 16
+#define IREEC_UK_FLAG_HI_REPLACES_NAN 32
+#define IREEC_UK_FLAG_EPILOGUE 62
+typedef struct {
+  const float *bias; /* at the register tile's first element (row 0, column 0) */
+  int64_t bias_i, bias_j;
+  float lo, hi;
+  int flags;
+} ireec_uk_sgemm_epilogue_t;
+
+/* The epilogue on one element x of C whose bias element is b. */
+static inline float ireec_uk_sgemm_epilogue1(const ireec_uk_sgemm_epilogue_t *ep, float x, float b) {
+  const int f = ep->flags;
+  if (f & IREEC_UK_FLAG_BIAS) x = x + b;
+  if (f & IREEC_UK_FLAG_CLAMP_LO) x = (x > ep->lo || ((f & IREEC_UK_FLAG_LO_KEEPS_NAN) && x != x)) ? x : ep->lo;
+  if (f & IREEC_UK_FLAG_CLAMP_HI) {
+    if (f & IREEC_UK_FLAG_HI_REPLACES_NAN) x = x < ep->hi ? x : ep->hi;
+    else x = ep->hi < x ? ep->hi : x;
+  }
+  return x;
+}
+
+/* The epilogue on the h x w block c (row stride ldc) whose first element's bias is
+ * ep->bias[0]. */
+static inline void ireec_uk_sgemm_epilogue_block(const ireec_uk_sgemm_epilogue_t *ep, float *c,
+                                                 int64_t ldc, int64_t h, int64_t w) {
+  int64_t i, j;
+  for (i = 0; i < h; ++i)
+    for (j = 0; j < w; ++j) {
+      const float b = (ep->flags & IREEC_UK_FLAG_BIAS) ? ep->bias[i * ep->bias_i + j * ep->bias_j] : 0.0f;
+      c[i * ldc + j] = ireec_uk_sgemm_epilogue1(ep, c[i * ldc + j], b);
+    }
+}
+
 /* A micro-kernel: C[mr x nr] (row stride ldc) += sum over k < kc of a[r*lda + k] * b[k*ldb + c],
  * a A itself (rows contiguous in k) or a packed row-major block (lda = kc), b a packed panel
  * (ldb = nr) or B itself; with accumulate = 0 the sums start from zero and C is only written
- * (`=` instead of `+=`). */
+ * (`=` instead of `+=`); with an epilogue `ep` (else NULL) the tile goes through it on its way
+ * to C. */
 typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
-                                       int64_t ldb, float *c, int64_t ldc, int accumulate);
+                                       int64_t ldb, float *c, int64_t ldc, int accumulate,
+                                       const ireec_uk_sgemm_epilogue_t *ep);
 /* A one-row kernel for the rows of a partial register tile (fewer than mr rows left, e.g. a
  * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c] (`=` with
- * accumulate = 0). */
+ * accumulate = 0), then the epilogue `ep` if not NULL. */
 typedef void (*ireec_uk_sgemm_row_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
-                                      int64_t ldb, float *c, int accumulate);
+                                      int64_t ldb, float *c, int accumulate,
+                                      const ireec_uk_sgemm_epilogue_t *ep);
 /* The kernels for one ISA and their register tile. */
 typedef struct {
   int mr, nr;
@@ -103,9 +158,56 @@ typedef struct {
  * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
+/* IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W): in a kernel with epilogue `ep`, the vector type of
+ * its comparison masks (ep_vi) and lo, hi in every lane (ep_lo, ep_hi). */
+#define IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W)                                                \
+  typedef int32_t ep_vi __attribute__((vector_size(sizeof(VT))));                           \
+  VT ep_lo, ep_hi;                                                                         \
+  int ep_l;                                                                                \
+  for (ep_l = 0; ep_l < W; ++ep_l) {                                                       \
+    ep_lo[ep_l] = ep->lo;                                                                  \
+    ep_hi[ep_l] = ep->hi;                                                                  \
+  }
+/* IREEC_UK_SGEMM_EPILOGUE(VT, X, BP): the epilogue (see ireec_uk_sgemm_epilogue1) on the
+ * vector X, whose bias elements start at BP (a vector of them when ep->bias_j is 1, one
+ * for all lanes when 0); selects through masks, as the scalar `?:` (no min/max
+ * instructions, whose NaN and signed-zero rules differ). */
+#define IREEC_UK_SGEMM_EPILOGUE(VT, X, BP)                                                  \
+  {                                                                                        \
+    const int f_ = ep->flags;                                                              \
+    ep_vi m_;                                                                              \
+    if (f_ & IREEC_UK_FLAG_BIAS) {                                                         \
+      if (ep->bias_j) {                                                                    \
+        VT b_;                                                                             \
+        memcpy(&b_, (BP), sizeof(VT));                                                     \
+        X = X + b_;                                                                        \
+      } else {                                                                             \
+        X = X + *(BP);                                                                     \
+      }                                                                                    \
+    }                                                                                      \
+    if (f_ & IREEC_UK_FLAG_CLAMP_LO) {                                                     \
+      m_ = (ep_vi)(X > ep_lo);                                                             \
+      if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN) m_ |= (ep_vi)(X != X);                          \
+      X = (VT)(((ep_vi)X & m_) | ((ep_vi)ep_lo & ~m_));                                    \
+    }                                                                                      \
+    if (f_ & IREEC_UK_FLAG_CLAMP_HI) {                                                     \
+      if (f_ & IREEC_UK_FLAG_HI_REPLACES_NAN) {                                            \
+        m_ = (ep_vi)(X < ep_hi);                                                           \
+        X = (VT)(((ep_vi)X & m_) | ((ep_vi)ep_hi & ~m_));                                  \
+      } else {                                                                             \
+        m_ = (ep_vi)(ep_hi < X);                                                           \
+        X = (VT)(((ep_vi)ep_hi & m_) | ((ep_vi)X & ~m_));                                  \
+      }                                                                                    \
+    }                                                                                      \
+  }
+/* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV): a micro-kernel with an
+ * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
+ * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
+ * -ffp-contract=off. */
 #define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                      \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
-                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate) { \
+                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
+                         const ireec_uk_sgemm_epilogue_t *ep) {                             \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
@@ -122,6 +224,12 @@ typedef struct {
         for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                                   \
       }                                                                                    \
     }                                                                                      \
+    if (ep != NULL) {                                                                      \
+      IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W)                                                 \
+      for (r = 0; r < MR; ++r)                                                             \
+        for (v = 0; v < NV; ++v)                                                           \
+          IREEC_UK_SGEMM_EPILOGUE(VT, acc[r][v], ep->bias + r * ep->bias_i + v * W * ep->bias_j) \
+    }                                                                                      \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));       \
   }
@@ -129,7 +237,8 @@ typedef struct {
  * 1 x (NV * lanes) tile. */
 #define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                          \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
-                         const float *b, int64_t ldb, float *c, int accumulate) {  \
+                         const float *b, int64_t ldb, float *c, int accumulate,            \
+                         const ireec_uk_sgemm_epilogue_t *ep) {                             \
     VT acc[NV];                                                                            \
     int v;                                                                                 \
     int64_t k;                                                                             \
@@ -145,6 +254,10 @@ typedef struct {
         acc[v] += bv * s;                                                                  \
       }                                                                                    \
     }                                                                                      \
+    if (ep != NULL) {                                                                      \
+      IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W)                                                 \
+      for (v = 0; v < NV; ++v) IREEC_UK_SGEMM_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
+    }                                                                                      \
     for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                      \
   }
 typedef float ireec_uk_v4f __attribute__((vector_size(16)));
@@ -156,7 +269,8 @@ IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_4, , ireec_uk_v4f, 4, 1)
 /* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F); the
  * names are the vector kernels' (ireec_uk_sgemm_select gives nr = 4 here). */
 static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, const float *b,
-                                    int64_t ldb, float *c, int64_t ldc, int accumulate) {
+                                    int64_t ldb, float *c, int64_t ldc, int accumulate,
+                                    const ireec_uk_sgemm_epilogue_t *ep) {
   float acc[4][4];
   int r, j;
   int64_t k;
@@ -167,9 +281,11 @@ static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, con
       for (j = 0; j < 4; ++j) acc[r][j] += a[r * lda + k] * b[k * ldb + j];
   for (r = 0; r < 4; ++r)
     for (j = 0; j < 4; ++j) c[r * ldc + j] = acc[r][j];
+  if (ep != NULL) ireec_uk_sgemm_epilogue_block(ep, c, ldc, 4, 4);
 }
 static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const float *b,
-                                 int64_t ldb, float *c, int accumulate) {
+                                 int64_t ldb, float *c, int accumulate,
+                                 const ireec_uk_sgemm_epilogue_t *ep) {
   float acc[4];
   int j;
   int64_t k;
@@ -177,6 +293,7 @@ static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const 
   for (k = 0; k < kc; ++k)
     for (j = 0; j < 4; ++j) acc[j] += a[k * lda] * b[k * ldb + j];
   for (j = 0; j < 4; ++j) c[j] = acc[j];
+  if (ep != NULL) ireec_uk_sgemm_epilogue_block(ep, c, 0, 1, 4);
 }
 #endif
 
@@ -349,27 +466,34 @@ static void ireec_uk_sgemm_pack_a(int64_t mcur, int64_t kcur, const float *a, in
     for (i = 0; i < mcur; ++i) ap[i * kcur + k] = a[i * a_m + k * a_k];
 }
 
-/* Flags of ireec_uk_sgemm (IREE's IREE_UK_FLAG_MMT4D_ACCUMULATE): add the products to C's
- * initial values; without it C is overwritten (its initial contents are never read, as
- * after a zero fill the compiler dropped). */
-#define IREEC_UK_FLAG_ACCUMULATE 1
-
 /* ireec_uk_sgemm: C[i*ldc + j] += sum_k A[i*a_m + k*a_k] * B[k*b_k + j*b_n] for i < M, j < N,
  * k < K in that k order (`=` from a zero start without IREEC_UK_FLAG_ACCUMULATE in `flags`),
  * blocked by mc x nc x kc (see the top of this file); `work` holds
  * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats. Sizes are elements; strides may be any
  * value (a transposed A has a_m = 1). Nothing is allocated and no state is kept, so calls
- * from several threads at once are safe. */
-static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_m,
-                                  int64_t a_k, const float *B, int64_t b_k, int64_t b_n, float *C,
-                                  int64_t ldc, int64_t mc, int64_t nc, int64_t kc, float *work,
-                                  int flags) {
+ * from several threads at once are safe. The epilogue flags of `flags` (IREEC_UK_FLAG_BIAS,
+ * _CLAMP_LO, ...: see ireec_uk_sgemm_epilogue_t) then apply to every finished element
+ * C[i*ldc + j] with bias element bias[i*bias_i + j*bias_j] (bias_j 0 or 1) and bounds lo, hi
+ * (bias, lo and hi unused without their flags). */
+static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const float *A,
+                                        int64_t a_m, int64_t a_k, const float *B, int64_t b_k,
+                                        int64_t b_n, float *C, int64_t ldc, int64_t mc,
+                                        int64_t nc, int64_t kc, float *work, int flags,
+                                        const float *bias, int64_t bias_i, int64_t bias_j,
+                                        float lo, float hi) {
   ireec_uk_sgemm_isa_t isa;
   int mr, nr, direct, direct_a;
   float *bp = (float *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
   float *ap;
   float edge[IREEC_UK_SGEMM_MAX_MR * IREEC_UK_SGEMM_MAX_NR];
   int64_t jc, pc, ic, jr, ir, i, j;
+  ireec_uk_sgemm_epilogue_t ep;
+  ep.bias = bias;
+  ep.bias_i = bias_i;
+  ep.bias_j = bias_j;
+  ep.lo = lo;
+  ep.hi = hi;
+  ep.flags = flags & IREEC_UK_FLAG_EPILOGUE;
   if (M <= 0 || N <= 0 || K <= 0) return;
   ireec_uk_sgemm_select(&isa);
   mr = isa.mr;
@@ -390,6 +514,8 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
       const int64_t kcur = K - pc < kc ? K - pc : kc;
       /* The first k block starts from C (accumulating) or from zero. */
       const int acc = pc > 0 || (flags & IREEC_UK_FLAG_ACCUMULATE);
+      /* The epilogue goes with the last k block's tiles. */
+      const int last = ep.flags != 0 && pc + kcur >= K;
       /* B[pc.., jc..] into ceil(ncur / nr) panels of kcur x nr, zero-padded (in the direct
        * case only a last panel that neither the full nor the half-width kernel covers). */
       ireec_uk_sgemm_pack_b(kcur, ncur, B + pc * b_k + jc * b_n, b_k, b_n, nr,
@@ -417,13 +543,19 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
             const int64_t h = mcur - ir < mr ? mcur - ir : mr;
             float *c = C + (ic + ir) * ldc + jc + jr;
             int64_t off;
+            /* The epilogue of the tile at column off (its bias from there). */
+            ireec_uk_sgemm_epilogue_t tep = ep;
             for (off = 0; off + pw <= w; off += pw) {
+              if (last) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
               if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc);
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, last ? &tep : NULL);
                 continue;
               }
               /* Fewer rows than a register tile: row by row. */
-              for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc);
+              for (i = 0; i < h; ++i) {
+                row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc, last ? &tep : NULL);
+                tep.bias += bias_i;
+              }
             }
             if (off < w) {
               /* The last w - off columns (b is a packed, zero-padded panel here) through a
@@ -434,9 +566,14 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
                 for (j = acc ? wr : 0; j < pw; ++j) edge[i * pw + j] = 0.0f;
               }
               if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1);
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1, NULL);
               } else {
-                for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw, 1);
+                for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw, 1, NULL);
+              }
+              /* The epilogue on the valid part only (the bias has no elements past it). */
+              if (last) {
+                tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
+                ireec_uk_sgemm_epilogue_block(&tep, edge, pw, h, wr);
               }
               for (i = 0; i < h; ++i) memcpy(c + i * ldc + off, edge + i * pw, (size_t)wr * sizeof(float));
             }
@@ -445,6 +582,15 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
       }
     }
   }
+}
+
+/* ireec_uk_sgemm_fused without an epilogue. */
+static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_m,
+                                  int64_t a_k, const float *B, int64_t b_k, int64_t b_n, float *C,
+                                  int64_t ldc, int64_t mc, int64_t nc, int64_t kc, float *work,
+                                  int flags) {
+  ireec_uk_sgemm_fused(M, N, K, A, a_m, a_k, B, b_k, b_n, C, ldc, mc, nc, kc, work,
+                       flags & IREEC_UK_FLAG_ACCUMULATE, NULL, 0, 0, 0.0f, 0.0f);
 }
 
 /* ireec_uk_dwconv: a depthwise convolution over one workgroup tile, f32,

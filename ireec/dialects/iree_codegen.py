@@ -12,7 +12,11 @@ own operand form (printed generically):
           {u_kernel_fn_name = "ireec_uk_sgemm", strides = array<i64: a_m, a_k, b_k, b_n, ldc>,
            blocking = array<i64: MC, NC, KC>, accumulate = true|false}
 
-  (``accumulate`` false: C is overwritten, its initial contents never read; absent: true)
+  (``accumulate`` false: C is overwritten, its initial contents never read; absent: true).
+  With an epilogue (ireec/passes/hal/ukernel_epilogue.py) the bias memref follows %work and
+  its origin follows C's, and the attributes say which steps apply:
+  ``bias_strides = array<i64: along i, along j>``, ``clamp_lo = lo : f32`` (``lo_keeps_nan``),
+  ``clamp_hi = hi : f32`` (``hi_replaces_nan``)
 
 - the CPU depthwise convolution (ireec/passes/hal/convert_linalg_to_loops.py,
   runtime_c/ireec_ukernel.h)::
@@ -37,6 +41,7 @@ from __future__ import annotations
 from typing import Callable, Dict
 
 from ..ir import types as T
+from ..ir.attributes import FloatAttr
 from ..ir.diagnostics import CompileError
 from .registry import register
 
@@ -51,17 +56,23 @@ def _need_attrs(op, counts: Dict[str, int]) -> None:
 
 
 def _verify_sgemm(op) -> None:
-    """A, B, C: f32 memrefs of rank >= 2; work: a 1-d f32 memref; then one index per dim of
-    A, B and C and the three sizes, all ``index``; 5 ``strides``, 3 ``blocking``."""
+    """A, B, C: f32 memrefs of rank >= 2; work: a 1-d f32 memref; with ``bias_strides`` (2
+    values) a bias f32 memref; then one index per dim of A, B, C (and the bias) and the three
+    sizes, all ``index``; 5 ``strides``, 3 ``blocking``; ``clamp_lo`` / ``clamp_hi`` f32."""
     ops = list(op.operands)
-    if len(ops) < 4:
-        raise CompileError(f"{_OP} expects A, B, C and a work buffer", op.loc)
-    mems = ops[:4]
+    n = 5 if "bias_strides" in op.attributes else 4
+    if len(ops) < n:
+        raise CompileError(f"{_OP} expects A, B, C, a work buffer" + (" and a bias" if n == 5 else ""), op.loc)
+    mems = ops[:n]
     _need_f32_memrefs(op, mems)
     if any(v.type.rank < 2 for v in mems[:3]) or mems[3].type.rank != 1:
         raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
-    _need_origins_and_sizes(op, mems[:3], ops[4:], "M, N, K")
-    _need_attrs(op, {"strides": 5, "blocking": 3})
+    _need_origins_and_sizes(op, mems[:3] + mems[4:], ops[n:], "M, N, K")
+    _need_attrs(op, {"strides": 5, "blocking": 3, **({"bias_strides": 2} if n == 5 else {})})
+    for name in ("clamp_lo", "clamp_hi"):
+        a = op.attributes.get(name)
+        if a is not None and not (isinstance(a, FloatAttr) and a.type == T.f32):
+            raise CompileError(f"{_OP} needs an f32 '{name}'", op.loc)
 
 
 def _need_f32_memrefs(op, values) -> None:

@@ -67,12 +67,14 @@ from typing import Dict, List, Optional, Tuple
 
 from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
-from ...ir.attributes import BoolAttr, DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
+from ...ir.attributes import BoolAttr, DenseArrayAttr, FloatAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
+from ...dialects import linalg as L
 from ...dialects.memref import build_alloc
 from .bufferize import segment_sizes
 from . import im2col as IM
+from . import ukernel_epilogue as UE
 from . import ukernels as UK
 from .memref_utils import loop_order, strides_and_offset, zero_fill_before
 from ..pass_base import Pass, PassContext, register_pass
@@ -385,6 +387,60 @@ def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
         fill.erase()
 
 
+def _fusable_epilogue(op: Operation, plan):
+    """The elementwise consumer of micro-kernel contraction ``op`` (its :meth:`_sgemm_plan`
+    ``plan``) that ``ireec_uk_sgemm_fused`` can apply to each finished tile
+    (:mod:`.ukernel_epilogue`): the next op of the block (constants skipped), rewriting C in
+    place over the same workgroup tile of C (same distributed dims), when the call covers the
+    whole static reduction (no filter taps looped around it, at least one k step). Returns
+    ``(consumer, match, bias)``, ``bias`` None or ``(memref, indexing map over op's loops,
+    (stride along i, stride along j))`` with a j stride of 0 or 1; else None."""
+    match, (_a, _b, c), (_am, _bm, c_map), _st = plan
+    if match.taps:
+        return None
+    k_range = generic_loop_ranges(op)[match.k]
+    if not isinstance(k_range, int) or k_range < 1:
+        return None
+    blk = op.parent
+    i = blk.ops.index(op) + 1
+    while i < len(blk.ops) and blk.ops[i].name == "arith.constant":
+        i += 1
+    if i >= len(blk.ops):
+        return None
+    g = blk.ops[i]
+    em = UE.match_epilogue(g, c)
+    if em is None:
+        return None
+    g_maps = generic_maps(g)
+    out_pos = [e.pos for e in g_maps[-1].results]  # g's loop -> C dim position
+    gd, cd = g.attributes.get("ireec.distribute"), op.attributes.get("ireec.distribute")
+    gdims = [out_pos.index(d) if d >= 0 else -1 for d in (list(gd.value) if gd is not None else [])]
+    cdims = [c_map.results.index(AffineDim(d)) if AffineDim(d) in c_map.results else -1
+             for d in (list(cd.value) if cd is not None else [])]
+    if gdims != cdims:
+        return None  # the consumer and the call cover different parts of C
+    if em.bias is None:
+        return g, em, None
+    bias = L.inputs(g)[em.bias]
+    # The bias's indices in op's loops: through C's dim positions.
+    results = []
+    for e in g_maps[em.bias].results:
+        if isinstance(e, AffineDim):
+            results.append(c_map.results[out_pos.index(e.pos)])
+        elif isinstance(e, AffineConst):
+            results.append(e)
+        else:
+            return None
+    b_map = AffineMap(c_map.num_dims, 0, tuple(results))
+    st = _pointer_strides((bias,))
+    if st is None or bias is c:
+        return None
+    bi, bj = loop_stride(b_map, st[0], match.i), loop_stride(b_map, st[0], match.j)
+    if bi is None or bj not in (0, 1):
+        return None
+    return g, em, (bias, b_map, (bi, bj))
+
+
 @register_pass
 class ConvertLinalgToLoopsPass(Pass):
     """MLIR's ``convert-linalg-to-loops`` with workgroup distribution: see the module docstring."""
@@ -402,6 +458,8 @@ class ConvertLinalgToLoopsPass(Pass):
             tiles = _Tiles(k)
             for op in [o for o in k.walk() if o.name == "linalg.generic"]:
                 seen.add(id(op))
+                if op.parent is None:
+                    continue  # an epilogue a micro-kernel call took
                 self._check(op)
                 self.lower(op, tiles)
         for op in [o for o in module.walk() if o.name == "linalg.generic" and id(o) not in seen]:
@@ -557,16 +615,35 @@ class ConvertLinalgToLoopsPass(Pass):
         b = ib.b
         work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
                            attrs={"ireec.ukernel_work": UnitAttr()}).result
-        inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib,
-                                   ((a, a_map), (bm, b_map), (c, c_map)))
+        epilogue = _fusable_epilogue(op, plan)
+        operands = [(a, a_map), (bm, b_map), (c, c_map)]
+        attrs = {}
+        if epilogue is not None:
+            consumer, em, bias = epilogue
+            if bias is not None:
+                operands.append(bias[:2])
+                attrs["bias_strides"] = DenseArrayAttr(T.i64, bias[2])
+            if em.lo is not None:
+                attrs["clamp_lo"] = FloatAttr(em.lo, T.f32)
+                if em.lo_keeps_nan:
+                    attrs["lo_keeps_nan"] = UnitAttr()
+            if em.hi is not None:
+                attrs["clamp_hi"] = FloatAttr(em.hi, T.f32)
+                if em.hi_replaces_nan:
+                    attrs["hi_replaces_nan"] = UnitAttr()
+        inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib, operands)
+        mems = [v for v, _ in operands]
         inner.create("iree_codegen.ukernel.generic",
-                     [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
+                     mems[:3] + [work] + mems[3:] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
                          if k in op.attributes},
                       "u_kernel_fn_name": StringAttr(UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),
                       "blocking": DenseArrayAttr(T.i64, (mc, nc, kc)),
-                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes)})
+                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                      **attrs})
+        if epilogue is not None:
+            epilogue[0].erase()
         return True
 
     @staticmethod

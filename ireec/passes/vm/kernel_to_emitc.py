@@ -530,23 +530,42 @@ class KernelLowering:
         blocking..., work, flags)`` in the argument order of runtime_c/ireec_ukernel.h's
         ``ireec_uk_sgemm`` (flags: ``IREEC_UK_FLAG_ACCUMULATE`` unless the op's ``accumulate``
         is false: C is then overwritten)."""
-        mems = op.operands[:4]
-        rest = list(op.operands[4:])
+        bias_st = op.attributes.get("bias_strides")
+        n = 5 if bias_st is not None else 4
+        mems = op.operands[:n]
+        rest = list(op.operands[n:])
         operands: List[Value] = []
 
         def ref(v: Value) -> str:
             operands.append(v)
             return "{%d}" % (len(operands) - 1)
 
-        pointers, rest = self._ukernel_pointers(op, mems[:3], rest, ref)
+        pointers, rest = self._ukernel_pointers(op, mems[:3] + mems[4:], rest, ref)
         m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
         sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
         mc, nc, kc = (str(int(x)) for x in op.attributes["blocking"].value)
         acc = op.attributes.get("accumulate")
-        flags = "IREEC_UK_FLAG_ACCUMULATE" if acc is None or acc.value else "0"
+        flags = ["IREEC_UK_FLAG_ACCUMULATE"] if acc is None or acc.value else []
         args = [m_, n_, k_, pointers[0], sa_m, sa_k, pointers[1], sb_k, sb_n, pointers[2], ldc,
-                mc, nc, kc, ref(self.v(mems[3])), flags]
-        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
+                mc, nc, kc, ref(self.v(mems[3]))]
+        callee = op.attributes["u_kernel_fn_name"].value
+        lo, hi = op.attributes.get("clamp_lo"), op.attributes.get("clamp_hi")
+        if bias_st is not None or lo is not None or hi is not None:
+            # ireec_uk_sgemm_fused: the epilogue's flags, bias (pointer, strides) and bounds.
+            callee += "_fused"
+            flags += [f for f, on in (("IREEC_UK_FLAG_BIAS", bias_st is not None),
+                                      ("IREEC_UK_FLAG_CLAMP_LO", lo is not None),
+                                      ("IREEC_UK_FLAG_LO_KEEPS_NAN", "lo_keeps_nan" in op.attributes),
+                                      ("IREEC_UK_FLAG_CLAMP_HI", hi is not None),
+                                      ("IREEC_UK_FLAG_HI_REPLACES_NAN", "hi_replaces_nan" in op.attributes))
+                      if on]
+            bi, bj = (str(int(x)) for x in bias_st.value) if bias_st is not None else ("0", "0")
+            args += [" | ".join(flags) or "0", pointers[3] if bias_st is not None else "NULL", bi, bj,
+                     c_literal(lo.value if lo is not None else 0.0, T.f32),
+                     c_literal(hi.value if hi is not None else 0.0, T.f32)]
+        else:
+            args.append(" | ".join(flags) or "0")
+        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee),
                                                      "args": _str_array(args)})
 
     def _for(self, op: Operation, b: Builder) -> None:
