@@ -186,8 +186,9 @@ typedef struct {
       }                                                                                    \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_LO) {                                                     \
-      m_ = (ep_vi)(X > ep_lo);                                                             \
-      if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN) m_ |= (ep_vi)(X != X);                          \
+      /* x > lo, or with a NaN kept: !(x <= lo), true for NaNs (one compare). */          \
+      if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN) m_ = ~(ep_vi)(X <= ep_lo);                      \
+      else m_ = (ep_vi)(X > ep_lo);                                                        \
       X = (VT)(((ep_vi)X & m_) | ((ep_vi)ep_lo & ~m_));                                    \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_HI) {                                                     \
