@@ -101,10 +101,10 @@ typedef struct {
   int64_t bias_i, bias_j;
   float lo, hi;
   int flags;
-} ireec_uk_sgemm_epilogue_t;
+} ireec_uk_epilogue_t;
 
 /* The epilogue on one element x of C whose bias element is b. */
-static inline float ireec_uk_sgemm_epilogue1(const ireec_uk_sgemm_epilogue_t *ep, float x, float b) {
+static inline float ireec_uk_epilogue1(const ireec_uk_epilogue_t *ep, float x, float b) {
   const int f = ep->flags;
   if (f & IREEC_UK_FLAG_BIAS) x = x + b;
   if (f & IREEC_UK_FLAG_CLAMP_LO) x = (x > ep->lo || ((f & IREEC_UK_FLAG_LO_KEEPS_NAN) && x != x)) ? x : ep->lo;
@@ -117,13 +117,13 @@ static inline float ireec_uk_sgemm_epilogue1(const ireec_uk_sgemm_epilogue_t *ep
 
 /* The epilogue on the h x w block c (row stride ldc) whose first element's bias is
  * ep->bias[0]. */
-static inline void ireec_uk_sgemm_epilogue_block(const ireec_uk_sgemm_epilogue_t *ep, float *c,
+static inline void ireec_uk_epilogue_block(const ireec_uk_epilogue_t *ep, float *c,
                                                  int64_t ldc, int64_t h, int64_t w) {
   int64_t i, j;
   for (i = 0; i < h; ++i)
     for (j = 0; j < w; ++j) {
       const float b = (ep->flags & IREEC_UK_FLAG_BIAS) ? ep->bias[i * ep->bias_i + j * ep->bias_j] : 0.0f;
-      c[i * ldc + j] = ireec_uk_sgemm_epilogue1(ep, c[i * ldc + j], b);
+      c[i * ldc + j] = ireec_uk_epilogue1(ep, c[i * ldc + j], b);
     }
 }
 
@@ -134,13 +134,13 @@ static inline void ireec_uk_sgemm_epilogue_block(const ireec_uk_sgemm_epilogue_t
  * to C. */
 typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
                                        int64_t ldb, float *c, int64_t ldc, int accumulate,
-                                       const ireec_uk_sgemm_epilogue_t *ep);
+                                       const ireec_uk_epilogue_t *ep);
 /* A one-row kernel for the rows of a partial register tile (fewer than mr rows left, e.g. a
  * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c] (`=` with
  * accumulate = 0), then the epilogue `ep` if not NULL. */
 typedef void (*ireec_uk_sgemm_row_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
                                       int64_t ldb, float *c, int accumulate,
-                                      const ireec_uk_sgemm_epilogue_t *ep);
+                                      const ireec_uk_epilogue_t *ep);
 /* The kernels for one ISA and their register tile. */
 typedef struct {
   int mr, nr;
@@ -158,21 +158,21 @@ typedef struct {
  * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
-/* IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W): in a kernel with epilogue `ep`, the vector type of
- * its comparison masks (ep_vi) and lo, hi in every lane (ep_lo, ep_hi). */
-#define IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W)                                                \
+/* IREEC_UK_EPILOGUE_SETUP(VT, W, EP): for epilogue EP (not NULL), the vector type of its
+ * comparison masks (ep_vi) and lo, hi in every lane (ep_lo, ep_hi). */
+#define IREEC_UK_EPILOGUE_SETUP(VT, W, EP)                                              \
   typedef int32_t ep_vi __attribute__((vector_size(sizeof(VT))));                           \
   VT ep_lo, ep_hi;                                                                         \
   int ep_l;                                                                                \
   for (ep_l = 0; ep_l < W; ++ep_l) {                                                       \
-    ep_lo[ep_l] = ep->lo;                                                                  \
-    ep_hi[ep_l] = ep->hi;                                                                  \
+    ep_lo[ep_l] = (EP)->lo;                                                                  \
+    ep_hi[ep_l] = (EP)->hi;                                                                  \
   }
-/* IREEC_UK_SGEMM_EPILOGUE(VT, X, BP): the epilogue (see ireec_uk_sgemm_epilogue1) on the
+/* IREEC_UK_EPILOGUE(VT, X, BP): the epilogue (see ireec_uk_epilogue1) on the
  * vector X, whose bias elements start at BP (a vector of them when ep->bias_j is 1, one
  * for all lanes when 0); selects through masks, as the scalar `?:` (no min/max
  * instructions, whose NaN and signed-zero rules differ). */
-#define IREEC_UK_SGEMM_EPILOGUE(VT, X, BP)                                                  \
+#define IREEC_UK_EPILOGUE(VT, X, BP)                                                  \
   {                                                                                        \
     const int f_ = ep->flags;                                                              \
     ep_vi m_;                                                                              \
@@ -208,7 +208,7 @@ typedef struct {
 #define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                      \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
                          const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
-                         const ireec_uk_sgemm_epilogue_t *ep) {                             \
+                         const ireec_uk_epilogue_t *ep) {                             \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
@@ -226,10 +226,10 @@ typedef struct {
       }                                                                                    \
     }                                                                                      \
     if (ep != NULL) {                                                                      \
-      IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W)                                                 \
+      IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                              \
       for (r = 0; r < MR; ++r)                                                             \
         for (v = 0; v < NV; ++v)                                                           \
-          IREEC_UK_SGEMM_EPILOGUE(VT, acc[r][v], ep->bias + r * ep->bias_i + v * W * ep->bias_j) \
+          IREEC_UK_EPILOGUE(VT, acc[r][v], ep->bias + r * ep->bias_i + v * W * ep->bias_j) \
     }                                                                                      \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));       \
@@ -239,7 +239,7 @@ typedef struct {
 #define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                          \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
                          const float *b, int64_t ldb, float *c, int accumulate,            \
-                         const ireec_uk_sgemm_epilogue_t *ep) {                             \
+                         const ireec_uk_epilogue_t *ep) {                             \
     VT acc[NV];                                                                            \
     int v;                                                                                 \
     int64_t k;                                                                             \
@@ -256,8 +256,8 @@ typedef struct {
       }                                                                                    \
     }                                                                                      \
     if (ep != NULL) {                                                                      \
-      IREEC_UK_SGEMM_EPILOGUE_SETUP(VT, W)                                                 \
-      for (v = 0; v < NV; ++v) IREEC_UK_SGEMM_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
+      IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                              \
+      for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
     }                                                                                      \
     for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                      \
   }
@@ -271,7 +271,7 @@ IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_4, , ireec_uk_v4f, 4, 1)
  * names are the vector kernels' (ireec_uk_sgemm_select gives nr = 4 here). */
 static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, const float *b,
                                     int64_t ldb, float *c, int64_t ldc, int accumulate,
-                                    const ireec_uk_sgemm_epilogue_t *ep) {
+                                    const ireec_uk_epilogue_t *ep) {
   float acc[4][4];
   int r, j;
   int64_t k;
@@ -282,11 +282,11 @@ static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, con
       for (j = 0; j < 4; ++j) acc[r][j] += a[r * lda + k] * b[k * ldb + j];
   for (r = 0; r < 4; ++r)
     for (j = 0; j < 4; ++j) c[r * ldc + j] = acc[r][j];
-  if (ep != NULL) ireec_uk_sgemm_epilogue_block(ep, c, ldc, 4, 4);
+  if (ep != NULL) ireec_uk_epilogue_block(ep, c, ldc, 4, 4);
 }
 static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const float *b,
                                  int64_t ldb, float *c, int accumulate,
-                                 const ireec_uk_sgemm_epilogue_t *ep) {
+                                 const ireec_uk_epilogue_t *ep) {
   float acc[4];
   int j;
   int64_t k;
@@ -294,7 +294,7 @@ static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const 
   for (k = 0; k < kc; ++k)
     for (j = 0; j < 4; ++j) acc[j] += a[k * lda] * b[k * ldb + j];
   for (j = 0; j < 4; ++j) c[j] = acc[j];
-  if (ep != NULL) ireec_uk_sgemm_epilogue_block(ep, c, 0, 1, 4);
+  if (ep != NULL) ireec_uk_epilogue_block(ep, c, 0, 1, 4);
 }
 #endif
 
@@ -473,7 +473,7 @@ static void ireec_uk_sgemm_pack_a(int64_t mcur, int64_t kcur, const float *a, in
  * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats. Sizes are elements; strides may be any
  * value (a transposed A has a_m = 1). Nothing is allocated and no state is kept, so calls
  * from several threads at once are safe. The epilogue flags of `flags` (IREEC_UK_FLAG_BIAS,
- * _CLAMP_LO, ...: see ireec_uk_sgemm_epilogue_t) then apply to every finished element
+ * _CLAMP_LO, ...: see ireec_uk_epilogue_t) then apply to every finished element
  * C[i*ldc + j] with bias element bias[i*bias_i + j*bias_j] (bias_j 0 or 1) and bounds lo, hi
  * (bias, lo and hi unused without their flags). */
 static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const float *A,
@@ -488,7 +488,7 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
   float *ap;
   float edge[IREEC_UK_SGEMM_MAX_MR * IREEC_UK_SGEMM_MAX_NR];
   int64_t jc, pc, ic, jr, ir, i, j;
-  ireec_uk_sgemm_epilogue_t ep;
+  ireec_uk_epilogue_t ep;
   ep.bias = bias;
   ep.bias_i = bias_i;
   ep.bias_j = bias_j;
@@ -545,7 +545,7 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
             float *c = C + (ic + ir) * ldc + jc + jr;
             int64_t off;
             /* The epilogue of the tile at column off (its bias from there). */
-            ireec_uk_sgemm_epilogue_t tep = ep;
+            ireec_uk_epilogue_t tep = ep;
             for (off = 0; off + pw <= w; off += pw) {
               if (last) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
               if (h == mr) {
@@ -574,7 +574,7 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
               /* The epilogue on the valid part only (the bias has no elements past it). */
               if (last) {
                 tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
-                ireec_uk_sgemm_epilogue_block(&tep, edge, pw, h, wr);
+                ireec_uk_epilogue_block(&tep, edge, pw, h, wr);
               }
               for (i = 0; i < h; ++i) memcpy(c + i * ldc + off, edge + i * pw, (size_t)wr * sizeof(float));
             }
@@ -640,7 +640,26 @@ typedef struct {
   int64_t w_c, w_ty, w_tx;
   float *out;
   int64_t out_c, out_y, out_x;
+  /* IREEC_UK_FLAG_ACCUMULATE (else the sums start from zero and out is only written) and
+   * the epilogue's flags, its per-channel bias (bias[c * bias_c]) and bounds. */
+  int flags;
+  const float *bias;
+  int64_t bias_c;
+  float lo, hi;
 } ireec_uk_dwconv_params_t;
+
+/* The epilogue of a depthwise convolution's parameters, its bias a scalar per channel
+ * (bias_i = bias_c, bias_j = 0). */
+static inline ireec_uk_epilogue_t ireec_uk_dwconv_epilogue(const ireec_uk_dwconv_params_t *p) {
+  ireec_uk_epilogue_t e;
+  e.bias = p->bias;
+  e.bias_i = p->bias_c;
+  e.bias_j = 0;
+  e.lo = p->lo;
+  e.hi = p->hi;
+  e.flags = p->flags & IREEC_UK_FLAG_EPILOGUE;
+  return e;
+}
 typedef void (*ireec_uk_dwconv_fn)(const ireec_uk_dwconv_params_t *p);
 
 /* The scalar loops over channels [c0, c1), rows [y0, y1) and columns [x0, x1). */
@@ -654,9 +673,13 @@ static inline void ireec_uk_dwconv_scalar(const ireec_uk_dwconv_params_t *p, int
         const float *in = p->in + c * p->in_c + y * p->in_y + x * p->in_x;
         const float *w = p->w + c * p->w_c;
         float *o = p->out + c * p->out_c + y * p->out_y + x * p->out_x;
-        float acc = *o;
+        float acc = (p->flags & IREEC_UK_FLAG_ACCUMULATE) ? *o : 0.0f;
         for (ty = 0; ty < p->KH; ++ty)
           for (tx = 0; tx < p->KW; ++tx) acc += in[ty * p->in_ty + tx * p->in_tx] * w[ty * p->w_ty + tx * p->w_tx];
+        if (p->flags & IREEC_UK_FLAG_EPILOGUE) {
+          const ireec_uk_epilogue_t e = ireec_uk_dwconv_epilogue(p);
+          acc = ireec_uk_epilogue1(&e, acc, (e.flags & IREEC_UK_FLAG_BIAS) ? p->bias[c * p->bias_c] : 0.0f);
+        }
         *o = acc;
       }
 }
@@ -683,7 +706,10 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     int64_t ty, tx;                                                                        \
     const float *src = in + y * in_y + x * in_x;                                           \
     float *dst = out + y * out_y + x;                                                      \
-    for (r = 0; r < ROWS; ++r) memcpy(&acc[r], dst + r * out_y, sizeof(VT));               \
+    for (r = 0; r < ROWS; ++r) {                                                           \
+      if (accumulate) memcpy(&acc[r], dst + r * out_y, sizeof(VT));                        \
+      else acc[r] = (VT){0};                                                               \
+    }                                                                                      \
     for (ty = 0; ty < KH; ++ty)                                                            \
       for (tx = 0; tx < KW; ++tx) {                                                        \
         const float wt = w[ty * w_ty + tx * w_tx];                                         \
@@ -694,6 +720,8 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
           acc[r] += v * wt;                                                                \
         }                                                                                  \
       }                                                                                    \
+    if (ep != NULL)                                                                        \
+      for (r = 0; r < ROWS; ++r) IREEC_UK_EPILOGUE(VT, acc[r], ep->bias + c * ep->bias_i)  \
     for (r = 0; r < ROWS; ++r) memcpy(dst + r * out_y, &acc[r], sizeof(VT));               \
   }
 
@@ -723,7 +751,10 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     float *o = p->out + i * oo + j * po + c;                                               \
     const float *src = p->in + i * io + j * pi + c;                                        \
     for (q = 0; q < NP; ++q)                                                               \
-      for (v = 0; v < NV; ++v) memcpy(&acc[q][v], o + q * po + v * W, sizeof(VT));         \
+      for (v = 0; v < NV; ++v) {                                                           \
+        if (accumulate) memcpy(&acc[q][v], o + q * po + v * W, sizeof(VT));                \
+        else acc[q][v] = (VT){0};                                                          \
+      }                                                                                    \
     for (ty = 0; ty < KH; ++ty)                                                            \
       for (tx = 0; tx < KW; ++tx) {                                                        \
         const float *s = src + ty * in_ty + tx * in_tx;                                    \
@@ -737,6 +768,9 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
             acc[q][v] += a * b[v];                                                         \
           }                                                                                \
       }                                                                                    \
+    if (ep != NULL)                                                                        \
+      for (q = 0; q < NP; ++q)                                                             \
+        for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[q][v], ep->bias + c + v * W)    \
     for (q = 0; q < NP; ++q)                                                               \
       for (v = 0; v < NV; ++v) memcpy(o + q * po + v * W, &acc[q][v], sizeof(VT));         \
   }
@@ -762,6 +796,12 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     const int64_t in_y = p->in_y, in_x = p->in_x, in_ty = p->in_ty, in_tx = p->in_tx;      \
     const int64_t w_ty = p->w_ty, w_tx = p->w_tx, out_y = p->out_y, out_x = p->out_x;      \
     const int chans = p->in_c == 1 && p->w_c == 1 && p->out_c == 1;                        \
+    const int accumulate = (p->flags & IREEC_UK_FLAG_ACCUMULATE) != 0;                     \
+    /* The epilogue: a bias scalar per channel along rows, a vector of channels along       \
+     * channels (bias_c is 1 there). */                                                    \
+    ireec_uk_epilogue_t e = ireec_uk_dwconv_epilogue(p);                                   \
+    const ireec_uk_epilogue_t *ep = e.flags ? &e : NULL;                                   \
+    IREEC_UK_EPILOGUE_SETUP(VT, W, &e)                                                     \
     int64_t c, y, x;                                                                       \
     if (out_x == 1 && (OW >= W || !chans || C < W)) {                                      \
       const int64_t xend = OW - OW % W;                                                    \
@@ -787,6 +827,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     }                                                                                      \
     if (chans) {                                                                           \
       const int64_t cend = C - C % W;                                                      \
+      e.bias_j = 1;                                                                        \
       /* Pixels blocked along the rows, or along the columns when the rows are short (a    \
        * tile one column wide). */                                                         \
       const int cols = OW < 4 && OH > OW;                                                  \
@@ -806,6 +847,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
         ireec_uk_dwconv_params_t rest = *p;                                                \
         rest.C = C - cend;                                                                 \
         rest.in += cend;                                                                   \
+        rest.bias += rest.bias != NULL ? cend * p->bias_c : 0;                             \
         rest.w += cend;                                                                    \
         rest.out += cend;                                                                  \
         NARROW(&rest);                                                                     \
@@ -880,18 +922,30 @@ static ireec_uk_dwconv_fn ireec_uk_dwconv_select(void) {
 }
 
 /* ireec_uk_dwconv: see above. Sizes are elements; strides may be any value. */
-static inline void ireec_uk_dwconv(int64_t C, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                                   const float *in, int64_t in_c, int64_t in_y, int64_t in_x,
-                                   int64_t in_ty, int64_t in_tx, const float *w, int64_t w_c,
-                                   int64_t w_ty, int64_t w_tx, float *out, int64_t out_c,
-                                   int64_t out_y, int64_t out_x) {
+static inline void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW, int64_t KH,
+                                         int64_t KW, const float *in, int64_t in_c, int64_t in_y,
+                                         int64_t in_x, int64_t in_ty, int64_t in_tx,
+                                         const float *w, int64_t w_c, int64_t w_ty, int64_t w_tx,
+                                         float *out, int64_t out_c, int64_t out_y, int64_t out_x,
+                                         int flags, const float *bias, int64_t bias_c, float lo,
+                                         float hi) {
   ireec_uk_dwconv_params_t p;
   if (C <= 0 || OH <= 0 || OW <= 0) return;
   p.C = C; p.OH = OH; p.OW = OW; p.KH = KH; p.KW = KW;
   p.in = in; p.in_c = in_c; p.in_y = in_y; p.in_x = in_x; p.in_ty = in_ty; p.in_tx = in_tx;
   p.w = w; p.w_c = w_c; p.w_ty = w_ty; p.w_tx = w_tx;
   p.out = out; p.out_c = out_c; p.out_y = out_y; p.out_x = out_x;
+  p.flags = flags; p.bias = bias; p.bias_c = bias_c; p.lo = lo; p.hi = hi;
   ireec_uk_dwconv_select()(&p);
+}
+/* ireec_uk_dwconv_fused accumulating onto out, without an epilogue. */
+static inline void ireec_uk_dwconv(int64_t C, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                                   const float *in, int64_t in_c, int64_t in_y, int64_t in_x,
+                                   int64_t in_ty, int64_t in_tx, const float *w, int64_t w_c,
+                                   int64_t w_ty, int64_t w_tx, float *out, int64_t out_c,
+                                   int64_t out_y, int64_t out_x) {
+  ireec_uk_dwconv_fused(C, OH, OW, KH, KW, in, in_c, in_y, in_x, in_ty, in_tx, w, w_c, w_ty, w_tx,
+                        out, out_c, out_y, out_x, IREEC_UK_FLAG_ACCUMULATE, NULL, 0, 0.0f, 0.0f);
 }
 
 #endif /* IREEC_UKERNEL_H_ */

@@ -25,7 +25,10 @@ own operand form (printed generically):
           the tile in each, one per dim>..., %C, %OH, %OW)
           {u_kernel_fn_name = "ireec_uk_dwconv",
            strides = array<i64: in_c, in_y, in_x, in_ty, in_tx, w_c, w_ty, w_tx, out_c, out_y, out_x>,
-           window = array<i64: KH, KW>}
+           window = array<i64: KH, KW>, accumulate = true|false}
+
+  (the same epilogue attributes as the sgemm's, the bias a per-channel vector:
+  ``bias_strides = array<i64: 1>``, its memref after the output's)
 
 - the GPU matmul (ireec/passes/hal/gpu_lower_to_ukernels.py, ``ireec_gpu_matmul_<type>`` of
   runtime_c/ireec_runtime.h)::
@@ -69,6 +72,11 @@ def _verify_sgemm(op) -> None:
         raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
     _need_origins_and_sizes(op, mems[:3] + mems[4:], ops[n:], "M, N, K")
     _need_attrs(op, {"strides": 5, "blocking": 3, **({"bias_strides": 2} if n == 5 else {})})
+    _need_f32_bounds(op)
+
+
+def _need_f32_bounds(op) -> None:
+    """The epilogue's ``clamp_lo`` / ``clamp_hi``, where present, are f32."""
     for name in ("clamp_lo", "clamp_hi"):
         a = op.attributes.get(name)
         if a is not None and not (isinstance(a, FloatAttr) and a.type == T.f32):
@@ -92,14 +100,17 @@ def _need_origins_and_sizes(op, mems, rest, sizes: str) -> None:
 
 
 def _verify_dwconv(op) -> None:
-    """image, filter, output: f32 memrefs; then one index per dim of each and the sizes C,
-    OH, OW, all ``index``; 11 ``strides``, 2 ``window``."""
+    """image, filter, output: f32 memrefs; with ``bias_strides`` (1 value) a bias f32 memref;
+    then one index per dim of each and the sizes C, OH, OW, all ``index``; 11 ``strides``,
+    2 ``window``; ``clamp_lo`` / ``clamp_hi`` f32."""
     ops = list(op.operands)
-    if len(ops) < 3:
-        raise CompileError(f"{_OP} expects an image, a filter and an output", op.loc)
-    _need_f32_memrefs(op, ops[:3])
-    _need_origins_and_sizes(op, ops[:3], ops[3:], "C, OH, OW")
-    _need_attrs(op, {"strides": 11, "window": 2})
+    n = 4 if "bias_strides" in op.attributes else 3
+    if len(ops) < n:
+        raise CompileError(f"{_OP} expects an image, a filter, an output" + (" and a bias" if n == 4 else ""), op.loc)
+    _need_f32_memrefs(op, ops[:n])
+    _need_origins_and_sizes(op, ops[:n], ops[n:], "C, OH, OW")
+    _need_attrs(op, {"strides": 11, "window": 2, **({"bias_strides": 1} if n == 4 else {})})
+    _need_f32_bounds(op)
 
 
 def _verify_gpu_matmul(op) -> None:

@@ -1,7 +1,7 @@
-"""A contraction's elementwise consumer applied by the micro-kernel (ireec_uk_sgemm_fused):
-which bodies fuse, and that the fused results are bit-identical to the unfused sum going
-through the consumer (compared with the same program's plain sum, run through the consumer's
-scalar semantics in numpy)."""
+"""A contraction's or depthwise convolution's elementwise consumer applied by the micro-kernel
+(ireec_uk_sgemm_fused, ireec_uk_dwconv_fused): which bodies fuse, and that the fused results
+are bit-identical to the unfused sum going through the consumer (compared with the same
+program's plain sum, run through the consumer's scalar semantics in numpy)."""
 from __future__ import annotations
 
 import numpy as np
@@ -126,5 +126,59 @@ def test_fused_consumer_is_bit_identical(target, m, n, k, bias_dim, name):
     plain = ireec.compile_source(_plain_sum_src(m, n, k, bias_dim), target=target).f(a, b, v)
     got = ireec.compile_source(_src(m, n, k, body, bias_dim), target=target).f(a, b, v)
     bias = v[None, :] if bias_dim == 1 else v[:, None]
+    want = ref(plain, np.broadcast_to(bias, plain.shape)).astype(np.float32)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def _dwconv_src(layout: str, c: int, h: int, w: int, s: int, body: str) -> str:
+    """A 3x3 depthwise convolution from zero, then the consumer with a per-channel bias."""
+    oh, ow = (h - 3) // s + 1, (w - 3) // s + 1
+    if layout == "nchw":
+        x_t, w_t, o_t, op, ch = f"1x{c}x{h}x{w}", f"{c}x3x3", f"1x{c}x{oh}x{ow}", "depthwise_conv_2d_nchw_chw", 1
+    else:
+        x_t, w_t, o_t, op, ch = f"1x{h}x{w}x{c}", f"3x3x{c}", f"1x{oh}x{ow}x{c}", "depthwise_conv_2d_nhwc_hwc", 3
+    ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    return f"""
+func.func @f(%a: tensor<{x_t}xf32>, %b: tensor<{w_t}xf32>, %v: tensor<{c}xf32>) -> tensor<{o_t}xf32> {{
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0.0 : f32
+  %cn0 = arith.constant -0.0 : f32
+  %c6 = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<{o_t}xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>
+  %mm = linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+      ins(%a, %b : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>
+  %r = linalg.generic {{indexing_maps = [{ident}, affine_map<(d0, d1, d2, d3) -> (d{ch})>, {ident}],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins(%mm, %v : tensor<{o_t}xf32>, tensor<{c}xf32>) outs(%e : tensor<{o_t}xf32>) {{
+    ^bb0(%x: f32, %bb: f32, %o: f32):{body}
+      linalg.yield %y : f32
+  }} -> tensor<{o_t}xf32>
+  return %r : tensor<{o_t}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+@pytest.mark.parametrize("layout,c,h,w,s", [("nchw", 8, 34, 34, 2), ("nchw", 5, 11, 40, 1),
+                                            ("nhwc", 64, 33, 33, 2), ("nhwc", 37, 10, 12, 1)])
+@pytest.mark.parametrize("name", ["jax_relu6", "torch_relu6", "bias_only", "lo_select_other_side"])
+def test_dwconv_consumer_is_bit_identical(target, layout, c, h, w, s, name):
+    """Rows (NCHW: a scalar bias per plane) and channels (NHWC: bias vectors) of the
+    micro-kernel, widths past whole vectors; an image element NaN, a bias element -0.0."""
+    body, ref, fused = BODIES[name]
+    src = _dwconv_src(layout, c, h, w, s, body)
+    kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
+    assert ("IREEC_UK_FLAG_CLAMP" in kernels or "IREEC_UK_FLAG_BIAS" in kernels) == fused
+    r = np.random.default_rng(c * h + w)
+    x_shape = (1, c, h, w) if layout == "nchw" else (1, h, w, c)
+    a = (3 * r.standard_normal(x_shape)).astype(np.float32)
+    a.flat[0] = np.nan
+    b = r.standard_normal((c, 3, 3) if layout == "nchw" else (3, 3, c)).astype(np.float32)
+    v = (2 * r.standard_normal(c)).astype(np.float32)
+    v[0] = -0.0
+    plain = ireec.compile_source(src.replace("linalg.yield %y", "linalg.yield %x"), target=target).f(a, b, v)
+    got = ireec.compile_source(src, target=target).f(a, b, v)
+    bias = v[None, :, None, None] if layout == "nchw" else v[None, None, None, :]
     want = ref(plain, np.broadcast_to(bias, plain.shape)).astype(np.float32)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))

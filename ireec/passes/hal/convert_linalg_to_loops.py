@@ -358,49 +358,56 @@ def _call_site(op: Operation, b: Builder, loop_dims: List[int], ubs: List[Value]
 
 def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
     """IREE's micro-kernels without the ACCUMULATE flag (``iree_uk_mmt4d`` overwrites its
-    output unless told to accumulate): a zero fill of C directly followed by the contraction
-    that calls ``ireec_uk_sgemm`` on all of C (no filter taps looped around the call, a static
-    reduction of at least one element, the same workgroup tiling of C) is dropped and the
-    contraction marked ``ireec.ukernel_overwrite``: the micro-kernel starts its sums from
-    zero instead of reading the zeros back."""
-    for op in [o for o in kernel.walk() if o.name == "linalg.generic" and "ireec.ukernel_blocking" in o.attributes]:
-        plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
-        if plan is None or plan[0].taps:
+    output unless told to accumulate): a zero fill of the output directly followed by the
+    op that calls ``ireec_uk_sgemm`` (no filter taps looped around the call, a static
+    reduction of at least one element) or ``ireec_uk_dwconv`` on all of it, over the same
+    workgroup tiling, is dropped and the op marked ``ireec.ukernel_overwrite``: the
+    micro-kernel starts its sums from zero instead of reading the zeros back."""
+    for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
+        out = _overwritable_output(op)
+        if out is None:
             continue
-        fill = zero_fill_before(op, plan[1][2])
+        fill = zero_fill_before(op, out[0])
         if fill is None:
             continue
-        match, c_map = plan[0], plan[2][2]
-        k_range = generic_loop_ranges(op)[match.k]
-        if not isinstance(k_range, int) or k_range < 1:
-            continue
-        if not all(isinstance(e, AffineDim) or (isinstance(e, AffineConst) and e.value == 0)
-                   for e in c_map.results):
-            continue
-        fd, cd = fill.attributes.get("ireec.distribute"), op.attributes.get("ireec.distribute")
-        fdims = list(fd.value) if fd is not None else []
-        cdims = [c_map.results.index(AffineDim(d)) if AffineDim(d) in c_map.results else -1
-                 for d in (list(cd.value) if cd is not None else [])]
-        if fdims != cdims:
-            continue  # the fill and the call cover different parts of C
+        fill_map = AffineMap.identity(len(out[0].type.shape))
+        if _distributed_positions(fill, fill_map) != _distributed_positions(op, out[1]):
+            continue  # the fill and the call cover different parts of the output
         op.attributes["ireec.ukernel_overwrite"] = UnitAttr()
         fill.erase()
 
 
-def _fusable_epilogue(op: Operation, plan):
-    """The elementwise consumer of micro-kernel contraction ``op`` (its :meth:`_sgemm_plan`
-    ``plan``) that ``ireec_uk_sgemm_fused`` can apply to each finished tile
-    (:mod:`.ukernel_epilogue`): the next op of the block (constants skipped), rewriting C in
-    place over the same workgroup tile of C (same distributed dims), when the call covers the
-    whole static reduction (no filter taps looped around it, at least one k step). Returns
-    ``(consumer, match, bias)``, ``bias`` None or ``(memref, indexing map over op's loops,
-    (stride along i, stride along j))`` with a j stride of 0 or 1; else None."""
-    match, (_a, _b, c), (_am, _bm, c_map), _st = plan
-    if match.taps:
+def _overwritable_output(op: Operation):
+    """``(output, its indexing map)`` of a generic that will call a micro-kernel writing
+    every element of its output tile once, with every index a loop or a constant 0 (the
+    zero-fill elision above); else None."""
+    if "ireec.ukernel_blocking" in op.attributes:
+        plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
+        if plan is None or plan[0].taps:
+            return None
+        k_range = generic_loop_ranges(op)[plan[0].k]
+        if not isinstance(k_range, int) or k_range < 1:
+            return None
+        out, out_map = plan[1][2], plan[2][2]
+    elif UK.DWCONV in str(op.attributes.get("iree_codegen.ukernel", "")):
+        maps = generic_maps(op)
+        if UK.match_dwconv(op, loop_order(op, maps[0].num_dims)) is None:
+            return None
+        out, out_map = op.operands[2], maps[2]
+    else:
         return None
-    k_range = generic_loop_ranges(op)[match.k]
-    if not isinstance(k_range, int) or k_range < 1:
+    if not all(isinstance(e, AffineDim) or (isinstance(e, AffineConst) and e.value == 0)
+               for e in out_map.results):
         return None
+    return out, out_map
+
+
+def _consumer_epilogue(op: Operation, c: Value, c_map: AffineMap):
+    """The elementwise consumer of micro-kernel op ``op`` (output ``c`` through ``c_map``)
+    that the micro-kernel can apply to its finished results (:mod:`.ukernel_epilogue`): the
+    next op of the block (constants skipped), rewriting ``c`` in place over the same
+    workgroup tile (same distributed dims). Returns ``(consumer, match, bias)``, ``bias``
+    None or ``(memref, its indexing map over op's loops)``; else None."""
     blk = op.parent
     i = blk.ops.index(op) + 1
     while i < len(blk.ops) and blk.ops[i].name == "arith.constant":
@@ -412,17 +419,13 @@ def _fusable_epilogue(op: Operation, plan):
     if em is None:
         return None
     g_maps = generic_maps(g)
-    out_pos = [e.pos for e in g_maps[-1].results]  # g's loop -> C dim position
-    gd, cd = g.attributes.get("ireec.distribute"), op.attributes.get("ireec.distribute")
-    gdims = [out_pos.index(d) if d >= 0 else -1 for d in (list(gd.value) if gd is not None else [])]
-    cdims = [c_map.results.index(AffineDim(d)) if AffineDim(d) in c_map.results else -1
-             for d in (list(cd.value) if cd is not None else [])]
-    if gdims != cdims:
-        return None  # the consumer and the call cover different parts of C
+    out_pos = [e.pos for e in g_maps[-1].results]  # g's loop -> dim position of c
+    if _distributed_positions(g, g_maps[-1]) != _distributed_positions(op, c_map):
+        return None  # the consumer and the call cover different parts of c
     if em.bias is None:
         return g, em, None
     bias = L.inputs(g)[em.bias]
-    # The bias's indices in op's loops: through C's dim positions.
+    # The bias's indices in op's loops: through c's dim positions.
     results = []
     for e in g_maps[em.bias].results:
         if isinstance(e, AffineDim):
@@ -431,11 +434,53 @@ def _fusable_epilogue(op: Operation, plan):
             results.append(e)
         else:
             return None
-    b_map = AffineMap(c_map.num_dims, 0, tuple(results))
-    st = _pointer_strides((bias,))
-    if st is None or bias is c:
+    if bias is c or _pointer_strides((bias,)) is None:
         return None
-    bi, bj = loop_stride(b_map, st[0], match.i), loop_stride(b_map, st[0], match.j)
+    return g, em, (bias, AffineMap(c_map.num_dims, 0, tuple(results)))
+
+
+def _distributed_positions(op: Operation, out_map: AffineMap) -> List[int]:
+    """Per distributed dim of ``op`` (``ireec.distribute``), the position in its output
+    (indexed through ``out_map``) of the loop carrying it, -1 where none does: two ops with
+    equal lists write the same workgroup tile of that output."""
+    d = op.attributes.get("ireec.distribute")
+    return [out_map.results.index(AffineDim(x)) if x >= 0 and AffineDim(x) in out_map.results else -1
+            for x in (list(d.value) if d is not None else [])]
+
+
+def _epilogue_attrs(em, bias_strides) -> Dict[str, object]:
+    """The micro-kernel op's attributes of epilogue ``em`` (ireec/dialects/iree_codegen.py)."""
+    attrs = {}
+    if bias_strides is not None:
+        attrs["bias_strides"] = DenseArrayAttr(T.i64, bias_strides)
+    if em.lo is not None:
+        attrs["clamp_lo"] = FloatAttr(em.lo, T.f32)
+        if em.lo_keeps_nan:
+            attrs["lo_keeps_nan"] = UnitAttr()
+    if em.hi is not None:
+        attrs["clamp_hi"] = FloatAttr(em.hi, T.f32)
+        if em.hi_replaces_nan:
+            attrs["hi_replaces_nan"] = UnitAttr()
+    return attrs
+
+
+def _fusable_epilogue(op: Operation, plan):
+    """:func:`_consumer_epilogue` of micro-kernel contraction ``op`` (its
+    :meth:`ConvertLinalgToLoopsPass._sgemm_plan` ``plan``) when the call covers the whole
+    static reduction (no filter taps looped around it, at least one k step), with the bias's
+    strides along i and j (a j stride of 0 or 1, as ``ireec_uk_sgemm_fused`` reads it)."""
+    match, (_a, _b, c), (_am, _bm, c_map), _st = plan
+    if match.taps:
+        return None
+    k_range = generic_loop_ranges(op)[match.k]
+    if not isinstance(k_range, int) or k_range < 1:
+        return None
+    found = _consumer_epilogue(op, c, c_map)
+    if found is None or found[2] is None:
+        return found
+    g, em, (bias, b_map) = found
+    st = _pointer_strides((bias,))[0]
+    bi, bj = loop_stride(b_map, st, match.i), loop_stride(b_map, st, match.j)
     if bi is None or bj not in (0, 1):
         return None
     return g, em, (bias, b_map, (bi, bj))
@@ -619,18 +664,10 @@ class ConvertLinalgToLoopsPass(Pass):
         operands = [(a, a_map), (bm, b_map), (c, c_map)]
         attrs = {}
         if epilogue is not None:
-            consumer, em, bias = epilogue
+            _consumer, em, bias = epilogue
             if bias is not None:
                 operands.append(bias[:2])
-                attrs["bias_strides"] = DenseArrayAttr(T.i64, bias[2])
-            if em.lo is not None:
-                attrs["clamp_lo"] = FloatAttr(em.lo, T.f32)
-                if em.lo_keeps_nan:
-                    attrs["lo_keeps_nan"] = UnitAttr()
-            if em.hi is not None:
-                attrs["clamp_hi"] = FloatAttr(em.hi, T.f32)
-                if em.hi_replaces_nan:
-                    attrs["hi_replaces_nan"] = UnitAttr()
+            attrs = _epilogue_attrs(em, bias[2] if bias is not None else None)
         inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib, operands)
         mems = [v for v, _ in operands]
         inner.create("iree_codegen.ukernel.generic",
@@ -679,15 +716,30 @@ class ConvertLinalgToLoopsPass(Pass):
         ranges = generic_loop_ranges(op)
         window = (1 if match.ty is None else ranges[match.ty], ranges[match.tx])
         c1 = ib.const(1)
-        inner, origin = _call_site(op, ib.b, match.batch, ubs, tile_of, tiles, ib,
-                                   ((img, i_map), (flt, f_map), (out, o_map)))
+        operands = [(img, i_map), (flt, f_map), (out, o_map)]
+        epilogue, attrs = _consumer_epilogue(op, out, o_map), {}
+        if epilogue is not None and epilogue[2] is not None:
+            # ireec_uk_dwconv_fused reads a per-channel bias, contiguous.
+            b_st, b_map = _pointer_strides((epilogue[2][0],))[0], epilogue[2][1]
+            if loop_stride(b_map, b_st, match.c) == 1 and all(
+                    loop_stride(b_map, b_st, d) == 0 for d in (match.y, match.x) if d is not None):
+                operands.append(epilogue[2])
+            else:
+                epilogue = None
+        if epilogue is not None:
+            attrs = _epilogue_attrs(epilogue[1], (1,) if epilogue[2] is not None else None)
+        inner, origin = _call_site(op, ib.b, match.batch, ubs, tile_of, tiles, ib, operands)
         sizes = [ubs[match.c], c1 if match.y is None else ubs[match.y], ubs[match.x]]
-        inner.create("iree_codegen.ukernel.generic", [img, flt, out] + origin + sizes, [],
+        inner.create("iree_codegen.ukernel.generic", [v for v, _ in operands] + origin + sizes, [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
                          if k in op.attributes},
                       "u_kernel_fn_name": StringAttr(UK.DWCONV),
                       "strides": DenseArrayAttr(T.i64, strides),
-                      "window": DenseArrayAttr(T.i64, window)})
+                      "window": DenseArrayAttr(T.i64, window),
+                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                      **attrs})
+        if epilogue is not None:
+            epilogue[0].erase()
         return True
 
     @staticmethod

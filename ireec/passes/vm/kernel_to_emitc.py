@@ -90,6 +90,31 @@ def c_param(ctype_: str, name: str) -> str:
     return f"{ctype_}{name}" if ctype_.endswith("*") else f"{ctype_} {name}"
 
 
+def _ukernel_epilogue_args(op: Operation, bias: Optional[str]):
+    """``(callee, trailing args)`` of a CPU micro-kernel call: the ``_fused`` variant of
+    runtime_c/ireec_ukernel.h with ``flags, bias pointer, bias strides..., lo, hi`` when
+    ``op`` has an epilogue (ireec/passes/hal/ukernel_epilogue.py) or does not accumulate;
+    else the plain function and no extra arguments (the sgemm adds its flags itself)."""
+    name = op.attributes["u_kernel_fn_name"].value
+    acc = op.attributes.get("accumulate")
+    accumulate = acc is None or acc.value
+    bias_st = op.attributes.get("bias_strides")
+    lo, hi = op.attributes.get("clamp_lo"), op.attributes.get("clamp_hi")
+    if bias_st is None and lo is None and hi is None and (accumulate or name.endswith("sgemm")):
+        return name, []
+    flags = [f for f, on in (("IREEC_UK_FLAG_ACCUMULATE", accumulate),
+                             ("IREEC_UK_FLAG_BIAS", bias_st is not None),
+                             ("IREEC_UK_FLAG_CLAMP_LO", lo is not None),
+                             ("IREEC_UK_FLAG_LO_KEEPS_NAN", "lo_keeps_nan" in op.attributes),
+                             ("IREEC_UK_FLAG_CLAMP_HI", hi is not None),
+                             ("IREEC_UK_FLAG_HI_REPLACES_NAN", "hi_replaces_nan" in op.attributes)) if on]
+    strides = [str(int(x)) for x in bias_st.value] if bias_st is not None else \
+        ["0"] * (2 if name.endswith("sgemm") else 1)
+    return name + "_fused", [" | ".join(flags) or "0", bias or "NULL"] + strides + [
+        c_literal(lo.value if lo is not None else 0.0, T.f32),
+        c_literal(hi.value if hi is not None else 0.0, T.f32)]
+
+
 def _str_array(xs):
     return ArrayAttr(tuple(StringAttr(x) for x in xs))
 
@@ -509,20 +534,22 @@ class KernelLowering:
         """``iree_codegen.ukernel.generic`` of a depthwise convolution (see
         ireec/passes/hal/convert_linalg_to_loops.py) → ``ireec_uk_dwconv(C, OH, OW, KH, KW,
         &image[origin], its 5 strides, &filter[origin], its 3, &out[origin], its 3)`` in the
-        argument order of runtime_c/ireec_ukernel.h."""
+        argument order of runtime_c/ireec_ukernel.h; ``ireec_uk_dwconv_fused(..., flags,
+        &bias[origin], 1, lo, hi)`` with an epilogue or without ``accumulate``."""
         operands: List[Value] = []
 
         def ref(v: Value) -> str:
             operands.append(v)
             return "{%d}" % (len(operands) - 1)
 
-        pointers, rest = self._ukernel_pointers(op, list(op.operands[:3]), list(op.operands[3:]), ref)
+        n = 4 if "bias_strides" in op.attributes else 3
+        pointers, rest = self._ukernel_pointers(op, list(op.operands[:n]), list(op.operands[n:]), ref)
         sizes = [ref(self._scalar(x, op)) for x in rest]
         kh, kw = (str(int(x)) for x in op.attributes["window"].value)
         st = [str(int(x)) for x in op.attributes["strides"].value]
         args = sizes + [kh, kw, pointers[0]] + st[0:5] + [pointers[1]] + st[5:8] + [pointers[2]] + st[8:11]
-        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
-                                                     "args": _str_array(args)})
+        callee, extra = _ukernel_epilogue_args(op, pointers[3] if n == 4 else None)
+        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee), "args": _str_array(args + extra)})
 
     def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
         """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/convert_linalg_to_loops.py)
@@ -544,27 +571,14 @@ class KernelLowering:
         m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
         sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
         mc, nc, kc = (str(int(x)) for x in op.attributes["blocking"].value)
-        acc = op.attributes.get("accumulate")
-        flags = ["IREEC_UK_FLAG_ACCUMULATE"] if acc is None or acc.value else []
         args = [m_, n_, k_, pointers[0], sa_m, sa_k, pointers[1], sb_k, sb_n, pointers[2], ldc,
                 mc, nc, kc, ref(self.v(mems[3]))]
-        callee = op.attributes["u_kernel_fn_name"].value
-        lo, hi = op.attributes.get("clamp_lo"), op.attributes.get("clamp_hi")
-        if bias_st is not None or lo is not None or hi is not None:
-            # ireec_uk_sgemm_fused: the epilogue's flags, bias (pointer, strides) and bounds.
-            callee += "_fused"
-            flags += [f for f, on in (("IREEC_UK_FLAG_BIAS", bias_st is not None),
-                                      ("IREEC_UK_FLAG_CLAMP_LO", lo is not None),
-                                      ("IREEC_UK_FLAG_LO_KEEPS_NAN", "lo_keeps_nan" in op.attributes),
-                                      ("IREEC_UK_FLAG_CLAMP_HI", hi is not None),
-                                      ("IREEC_UK_FLAG_HI_REPLACES_NAN", "hi_replaces_nan" in op.attributes))
-                      if on]
-            bi, bj = (str(int(x)) for x in bias_st.value) if bias_st is not None else ("0", "0")
-            args += [" | ".join(flags) or "0", pointers[3] if bias_st is not None else "NULL", bi, bj,
-                     c_literal(lo.value if lo is not None else 0.0, T.f32),
-                     c_literal(hi.value if hi is not None else 0.0, T.f32)]
+        callee, extra = _ukernel_epilogue_args(op, pointers[3] if bias_st is not None else None)
+        if callee.endswith("_fused"):
+            args += extra
         else:
-            args.append(" | ".join(flags) or "0")
+            acc = op.attributes.get("accumulate")
+            args.append("IREEC_UK_FLAG_ACCUMULATE" if acc is None or acc.value else "0")
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee),
                                                      "args": _str_array(args)})
 
