@@ -63,14 +63,14 @@
 /* Floats of the `work` buffer ireec_uk_sgemm needs for blocking sizes mc, nc, kc: a packed
  * kc x nc block of B and an mc x kc block of A, each rounded up to whole panels, plus room
  * to align them to 64 bytes. */
-#define IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) \
+#define IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc)                                             \
   ((kc) * ((nc) + IREEC_UK_SGEMM_MAX_NR) + (kc) * ((mc) + IREEC_UK_SGEMM_MAX_MR) + 32)
 
 #if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON) || defined(__ALTIVEC__) \
                           || defined(__riscv_vector))
 #define IREEC_UK_VECTOR 1
 #endif
-#if defined(__GNUC__) && defined(__x86_64__) \
+#if defined(__GNUC__) && defined(__x86_64__)                                               \
     && ((!defined(__clang__) && __GNUC__ >= 6) || (defined(__clang__) && __clang_major__ >= 7))
 #define IREEC_UK_X86 1
 #endif
@@ -154,25 +154,21 @@ typedef struct {
 } ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
-/* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV): a micro-kernel with an
- * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
- * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
- * -ffp-contract=off. */
 /* IREEC_UK_EPILOGUE_SETUP(VT, W, EP): for epilogue EP (not NULL), the vector type of its
  * comparison masks (ep_vi) and lo, hi in every lane (ep_lo, ep_hi). */
-#define IREEC_UK_EPILOGUE_SETUP(VT, W, EP)                                              \
-  typedef int32_t ep_vi __attribute__((vector_size(sizeof(VT))));                           \
+#define IREEC_UK_EPILOGUE_SETUP(VT, W, EP)                                                 \
+  typedef int32_t ep_vi __attribute__((vector_size(sizeof(VT))));                          \
   VT ep_lo, ep_hi;                                                                         \
   int ep_l;                                                                                \
   for (ep_l = 0; ep_l < W; ++ep_l) {                                                       \
-    ep_lo[ep_l] = (EP)->lo;                                                                  \
-    ep_hi[ep_l] = (EP)->hi;                                                                  \
+    ep_lo[ep_l] = (EP)->lo;                                                                \
+    ep_hi[ep_l] = (EP)->hi;                                                                \
   }
 /* IREEC_UK_EPILOGUE(VT, X, BP): the epilogue (see ireec_uk_epilogue1) on the
  * vector X, whose bias elements start at BP (a vector of them when ep->bias_j is 1, one
  * for all lanes when 0); selects through masks, as the scalar `?:` (no min/max
  * instructions, whose NaN and signed-zero rules differ). */
-#define IREEC_UK_EPILOGUE(VT, X, BP)                                                  \
+#define IREEC_UK_EPILOGUE(VT, X, BP)                                                       \
   {                                                                                        \
     const int f_ = ep->flags;                                                              \
     ep_vi m_;                                                                              \
@@ -186,7 +182,7 @@ typedef struct {
       }                                                                                    \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_LO) {                                                     \
-      /* x > lo, or with a NaN kept: !(x <= lo), true for NaNs (one compare). */          \
+      /* x > lo, or with a NaN kept: !(x <= lo), true for NaNs (one compare). */           \
       if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN) m_ = ~(ep_vi)(X <= ep_lo);                      \
       else m_ = (ep_vi)(X > ep_lo);                                                        \
       X = (VT)(((ep_vi)X & m_) | ((ep_vi)ep_lo & ~m_));                                    \
@@ -205,10 +201,10 @@ typedef struct {
  * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
-#define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                      \
-  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
+#define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                    \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
                          const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
-                         const ireec_uk_epilogue_t *ep) {                             \
+                         const ireec_uk_epilogue_t *ep) {                                  \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
@@ -219,27 +215,27 @@ typedef struct {
       }                                                                                    \
     for (k = 0; k < kc; ++k) {                                                             \
       VT bv[NV];                                                                           \
-      for (v = 0; v < NV; ++v) memcpy(&bv[v], b + k * ldb + v * W, sizeof(VT));           \
+      for (v = 0; v < NV; ++v) memcpy(&bv[v], b + k * ldb + v * W, sizeof(VT));            \
       for (r = 0; r < MR; ++r) {                                                           \
         const float s = a[r * lda + k];                                                    \
         for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                                   \
       }                                                                                    \
     }                                                                                      \
     if (ep != NULL) {                                                                      \
-      IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                              \
+      IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                                   \
       for (r = 0; r < MR; ++r)                                                             \
         for (v = 0; v < NV; ++v)                                                           \
           IREEC_UK_EPILOGUE(VT, acc[r][v], ep->bias + r * ep->bias_i + v * W * ep->bias_j) \
     }                                                                                      \
     for (r = 0; r < MR; ++r)                                                               \
-      for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));       \
+      for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));        \
   }
 /* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
  * 1 x (NV * lanes) tile. */
-#define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                          \
-  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,     \
+#define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                         \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
                          const float *b, int64_t ldb, float *c, int accumulate,            \
-                         const ireec_uk_epilogue_t *ep) {                             \
+                         const ireec_uk_epilogue_t *ep) {                                  \
     VT acc[NV];                                                                            \
     int v;                                                                                 \
     int64_t k;                                                                             \
@@ -256,10 +252,10 @@ typedef struct {
       }                                                                                    \
     }                                                                                      \
     if (ep != NULL) {                                                                      \
-      IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                              \
+      IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                                   \
       for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
     }                                                                                      \
-    for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                      \
+    for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                       \
   }
 typedef float ireec_uk_v4f __attribute__((vector_size(16)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2)
@@ -699,7 +695,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
 /* IREEC_UK_DWCONV_ROWS(VT, W, LOAD, ROWS): output rows y .. y + ROWS - 1 (a constant, so
  * acc stays in registers) at columns x .. x + W - 1; LOAD(v, s) loads the image vector
  * starting at s. */
-#define IREEC_UK_DWCONV_ROWS(VT, W, LOAD, ROWS)                                             \
+#define IREEC_UK_DWCONV_ROWS(VT, W, LOAD, ROWS)                                            \
   {                                                                                        \
     VT acc[ROWS];                                                                          \
     int r;                                                                                 \
@@ -727,7 +723,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
 
 /* IREEC_UK_DWCONV_PLANES(VT, W, LOAD): every channel's output rows, four at a time, then
  * one at a time, in whole vectors of W columns (the columns past them: scalar loops). */
-#define IREEC_UK_DWCONV_PLANES(VT, W, LOAD)                                                 \
+#define IREEC_UK_DWCONV_PLANES(VT, W, LOAD)                                                \
   for (c = 0; c < C; ++c) {                                                                \
     const float *in = p->in + c * p->in_c;                                                 \
     const float *w = p->w + c * p->w_c;                                                    \
@@ -743,7 +739,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
  * (q < NP) at i * oo + (j + q) * po in the output and i * io + (j + q) * pi in the image
  * (lines are rows and pixels columns, or the other way round); each tap's filter vectors
  * are loaded once for the NP pixels. */
-#define IREEC_UK_DWCONV_CHANNELS(VT, W, NV, NP)                                             \
+#define IREEC_UK_DWCONV_CHANNELS(VT, W, NV, NP)                                            \
   {                                                                                        \
     VT acc[NP][NV];                                                                        \
     int v, q;                                                                              \
@@ -777,7 +773,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
 
 /* IREEC_UK_DWCONV_PIXELS(VT, W, NV): the channel block c .. c + NV * W - 1 of the np
  * output pixels of line i, four pixels at a time, then one at a time. */
-#define IREEC_UK_DWCONV_PIXELS(VT, W, NV)                                                   \
+#define IREEC_UK_DWCONV_PIXELS(VT, W, NV)                                                  \
   {                                                                                        \
     int64_t j;                                                                             \
     for (j = 0; j + 4 <= np; j += 4) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 4)                \
@@ -790,14 +786,14 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
  * W-lane vectors; EVEN(v, s) loads s[0], s[2], ..., s[2W - 2] into v; NARROW is the kernel
  * of narrower vectors (or the scalar one) that takes rows or channel counts shorter than W
  * and the columns or channels that whole W-vectors leave over. */
-#define IREEC_UK_DWCONV(NAME, ATTRS, VT, W, EVEN, NARROW)                                   \
-  ATTRS __attribute__((unused)) static void NAME(const ireec_uk_dwconv_params_t *p) {       \
+#define IREEC_UK_DWCONV(NAME, ATTRS, VT, W, EVEN, NARROW)                                  \
+  ATTRS __attribute__((unused)) static void NAME(const ireec_uk_dwconv_params_t *p) {      \
     const int64_t C = p->C, OH = p->OH, OW = p->OW, KH = p->KH, KW = p->KW;                \
     const int64_t in_y = p->in_y, in_x = p->in_x, in_ty = p->in_ty, in_tx = p->in_tx;      \
     const int64_t w_ty = p->w_ty, w_tx = p->w_tx, out_y = p->out_y, out_x = p->out_x;      \
     const int chans = p->in_c == 1 && p->w_c == 1 && p->out_c == 1;                        \
     const int accumulate = (p->flags & IREEC_UK_FLAG_ACCUMULATE) != 0;                     \
-    /* The epilogue: a bias scalar per channel along rows, a vector of channels along       \
+    /* The epilogue: a bias scalar per channel along rows, a vector of channels along      \
      * channels (bias_c is 1 there). */                                                    \
     ireec_uk_epilogue_t e = ireec_uk_dwconv_epilogue(p);                                   \
     const ireec_uk_epilogue_t *ep = e.flags ? &e : NULL;                                   \
@@ -857,7 +853,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     ireec_uk_dwconv_scalar(p, 0, C, 0, OH, 0, OW);                                         \
   }
 /* A vector of W image elements in_x apart (any stride), gathered. */
-#define IREEC_UK_DWCONV_GATHER(v, s)                                                        \
+#define IREEC_UK_DWCONV_GATHER(v, s)                                                       \
   {                                                                                        \
     float g_[sizeof(v) / sizeof(float)];                                                   \
     int l_;                                                                                \
