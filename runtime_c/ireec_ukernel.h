@@ -79,11 +79,12 @@
  * initial values; without it C is overwritten (its initial contents are never read, as
  * after a zero fill the compiler dropped). */
 #define IREEC_UK_FLAG_ACCUMULATE 1
-/* The epilogue of ireec_uk_sgemm_fused: an elementwise consumer of the finished sums applied
- * to each register tile before it is stored (the bias and activation "post-ops" of MLAS and
+/* The epilogue of ireec_uk_sgemm_fused and ireec_uk_dwconv_fused: an elementwise consumer of
+ * the finished sums applied to each register tile before it is stored (the bias and activation "post-ops" of MLAS and
  * oneDNN; IREE reaches the same by fusing the consumer into the contraction's tile loop), in
  * this order, x being one finished element C[i][j]:
- *   IREEC_UK_FLAG_BIAS:            x = x + bias[i*bias_i + j*bias_j]   (bias_j is 0 or 1)
+ *   IREEC_UK_FLAG_BIAS:            x = x + bias[i*bias_i + j*bias_j]   (bias_j is 0 or 1;
+ *                                  a depthwise convolution's bias is per channel)
  *   IREEC_UK_FLAG_CLAMP_LO:        x = x > lo ? x : lo     (a NaN becomes lo: cmpf ogt + select)
  *     with IREEC_UK_FLAG_LO_KEEPS_NAN: a NaN stays NaN     (arith.maximumf, lo not -0.0)
  *   IREEC_UK_FLAG_CLAMP_HI:        x = hi < x ? hi : x     (a NaN stays: arith.minimumf too)

@@ -60,6 +60,13 @@ batch dims, one ``iree_codegen.ukernel.generic`` on the workgroup's tile: operan
 filter, output, the indices of the tile's first element in each and the sizes C, OH, OW;
 attributes ``strides`` (elements one step of c, y, x, ty, tx moves the image; c, ty, tx the
 filter; c, y, x the output) and ``window`` (KH, KW).
+
+Both micro-kernels start from zero when a zero fill of their whole output tile comes right
+before them (the fill is dropped, ``accumulate = false``), and take the elementwise consumer
+right after them when it is a bias add and a ReLU / ReLU6 / clamp on their output in place
+(:mod:`.ukernel_epilogue`): the consumer is erased and the call carries the epilogue
+(``bias_strides``, ``clamp_lo``, ``clamp_hi``, ... and the bias memref), applied to each
+register tile before it is stored.
 """
 from __future__ import annotations
 
