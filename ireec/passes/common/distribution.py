@@ -10,6 +10,13 @@ legal for a distributed dim ``δ`` when each op has a parallel loop carrying ``�
 tensor passed between two ops of the group is written and read at the same index along
 ``δ`` (a plain loop dim in both indexing maps). Each such intermediate then only needs a
 per-tile temporary (tile size along the carried dims, full size along the others).
+
+A static ``tensor.pad`` fused into its convolution consumer's group (IREE's
+``FusePadWithConsumer``, see :mod:`..flow.form_dispatch_regions`) takes part as an op with
+one parallel loop per dim and identity maps for its source and result: it carries its
+unpadded dims unchanged (source index = result index there) and none of its padded dims, so
+its per-tile temporary is the padded tile (tile size along the carried dims, full along the
+padded ones).
 """
 from __future__ import annotations
 
@@ -23,6 +30,17 @@ from ...ir.core import Operation, Value
 
 #: IREE's LLVMCPU ``max_stack_allocation_size`` (bytes of per-workgroup temporaries).
 MAX_STACK_BYTES = 32768
+
+
+def stack_budget(max_stack_bytes=None) -> int:
+    """Bytes of per-workgroup temporaries a kernel may hold: :data:`MAX_STACK_BYTES`, or half
+    of ``--max-stack-bytes`` when that is smaller (the other half is left to micro-kernel
+    work arrays and call frames, as the micro-kernel blocking does)."""
+    if max_stack_bytes is None:
+        return MAX_STACK_BYTES
+    return max(1, min(MAX_STACK_BYTES, int(max_stack_bytes) // 2))
+
+
 #: Iterations (loop-nest points) one workgroup should execute at least, when it can.
 WORKGROUP_WORK = 32768
 #: Largest tile along a distributed dim.
@@ -69,11 +87,47 @@ def dims_of(e: AffineExpr) -> set:
     return set()
 
 
+def is_static_pad(op: Operation) -> bool:
+    """A ``tensor.pad`` with static low/high padding (no dynamic operands) between static
+    shapes: the pad a convolution's dispatch may compute per tile."""
+    if op.name != "tensor.pad" or len(op.operands) != 1 or len(op.results) != 1:
+        return False
+    low, high = op.attributes.get("static_low"), op.attributes.get("static_high")
+    if low is None or high is None or any(x < 0 for x in list(low.value) + list(high.value)):
+        return False
+    src, res = op.operands[0].type, op.results[0].type
+    return all(isinstance(t, T.TensorType) and t.has_static_shape for t in (src, res))
+
+
+def padded_dims(op: Operation) -> set:
+    """Dims of a static ``tensor.pad`` with low or high padding (its other dims: source
+    index = result index)."""
+    low, high = op.attributes["static_low"].value, op.attributes["static_high"].value
+    return {d for d, (lo, hi) in enumerate(zip(low, high)) if lo or hi}
+
+
+def is_tileable(op: Operation) -> bool:
+    """Ops :func:`analyze` models: linalg structured ops and static pads."""
+    return L.is_linalg_structured(op) or is_static_pad(op)
+
+
+def op_inputs(op: Operation) -> List[Value]:
+    """The inputs of a structured op (``ins``), or a static pad's source."""
+    return [op.operands[0]] if op.name == "tensor.pad" else L.inputs(op)
+
+
 def op_maps(op: Operation) -> List[AffineMap]:
+    """Indexing maps of a structured op; a static pad's are identities (source, result)."""
+    if op.name == "tensor.pad":
+        rank = op.results[0].type.rank
+        return [AffineMap.identity(rank)] * 2
     return L.indexing_maps(op)
 
 
 def op_iterators(op: Operation) -> List[str]:
+    """Iterator types of a structured op; a static pad's loops are all parallel."""
+    if op.name == "tensor.pad":
+        return [L.PARALLEL] * op.results[0].type.rank
     return L.iterator_types(op)
 
 
@@ -112,8 +166,10 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
         d = loop[op]
         if op_iterators(op)[d] != L.PARALLEL:
             return None
+        if op.name == "tensor.pad" and d in padded_dims(op):
+            return None  # a padded dim is never distributed through the pad
         maps = op_maps(op)
-        n_in = len(L.inputs(op))
+        n_in = len(op_inputs(op))
         # Results: the output maps say which tensor dim carries d.
         for k, r in enumerate(op.results):
             m = maps[n_in + k]
@@ -135,7 +191,7 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
                 return None
             if carried.setdefault(v, pos[0]) != pos[0]:
                 return None
-            pm = op_maps(p)[len(L.inputs(p)) + v.index]
+            pm = op_maps(p)[len(op_inputs(p)) + v.index]
             pd = _dim_pos(pm.results[pos[0]])
             if pd is None:
                 return None
@@ -168,13 +224,16 @@ def _visit_user(user: Operation, v: Value, t: int, loop, work) -> bool:
 
 
 def analyze(ops: Sequence[Operation], anchor: Optional[Operation] = None) -> Distribution:
-    """Distributable dims of the group ``ops`` (linalg structured ops on tensors, in program
-    order; ``anchor`` defaults to the last). Candidates are the anchor's parallel loops in
-    the order of its first result's dims; the innermost three that survive are kept."""
+    """Distributable dims of the group ``ops`` (linalg structured ops on tensors and static
+    pads, :func:`is_tileable`, in program order; ``anchor``, a structured op, defaults to the
+    last). Candidates are the anchor's parallel loops in the order of its first result's
+    dims; the innermost three that survive are kept."""
     ops = list(ops)
-    if not ops or not all(L.is_linalg_structured(o) for o in ops):
+    if not ops or not all(is_tileable(o) for o in ops):
         return Distribution()
     anchor = anchor or ops[-1]
+    if not L.is_linalg_structured(anchor):
+        return Distribution()
     maps = op_maps(anchor)
     n_in = len(L.inputs(anchor))
     if not anchor.results:
@@ -246,7 +305,7 @@ def _pow2_floor(x: int) -> int:
 
 
 def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operation,
-                      stored: Sequence[Value] = ()) -> List[int]:
+                      stored: Sequence[Value] = (), stack_bytes: int = MAX_STACK_BYTES) -> List[int]:
     """Tile size per distributed dim (outermost first).
 
     Contractions and convolutions take IREE's default distribution tile
@@ -254,7 +313,8 @@ def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operat
     e.g. batch). Other groups aim at :data:`WORKGROUP_WORK` loop iterations per workgroup,
     counting the root's reduction loops, with power-of-two tiles filled from the innermost dim
     outwards (a 100000x100 row sum: 32768 // 100 = 327 → tile 256 → 391 workgroups). Tiles are
-    then halved (largest first) until the per-tile temporaries fit :data:`MAX_STACK_BYTES`.
+    then halved (largest first) until the per-tile temporaries fit ``stack_bytes``
+    (:data:`MAX_STACK_BYTES`; see :func:`stack_budget`).
     """
     n = len(dist.extents)
     tiles = [1] * n
@@ -279,7 +339,7 @@ def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operat
                 t = _pow2_floor(max(1, min(budget, MAX_TILE)))
             tiles[k] = t
             budget = max(1, budget // t)
-    while temporaries(ops, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
+    while temporaries(ops, dist, tiles, stored) > stack_bytes and any(t > 1 for t in tiles):
         k = max(range(n), key=lambda i: (tiles[i], i))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles
