@@ -16,7 +16,8 @@ A static ``tensor.pad`` fused into its convolution consumer's group (IREE's
 one parallel loop per dim and identity maps for its source and result: it carries its
 unpadded dims unchanged (source index = result index there) and none of its padded dims, so
 its per-tile temporary is the padded tile (tile size along the carried dims, full along the
-padded ones).
+padded ones). A dim its consumer does not read it along (a regular convolution's output
+channels) is distributed too: each workgroup computes the pad whole along it.
 """
 from __future__ import annotations
 
@@ -140,8 +141,10 @@ class Distribution:
     """Result of :func:`analyze`.
 
     ``extents[k]``: size of distributed dim ``k`` (outermost first; at most 3, the last is
-    the workgroup x axis). ``loop_dims[op][k]``: loop dim of ``op`` carrying dim ``k``.
-    ``carried[value][k]``: tensor dim of an intermediate/result ``value`` carrying dim ``k``.
+    the workgroup x axis). ``loop_dims[op][k]``: loop dim of ``op`` carrying dim ``k`` (-1:
+    a pad each workgroup computes whole along it, see :func:`_replicable`).
+    ``carried[value][k]``: tensor dim of an intermediate/result ``value`` carrying dim ``k``
+    (-1: none).
     """
 
     extents: List[int] = field(default_factory=list)
@@ -160,6 +163,7 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
     in_group = set(id(o) for o in ops)
     loop: Dict[Operation, int] = {anchor: start}
     carried: Dict[Value, int] = {}
+    replicated: set = set()
     work = [anchor]
     while work:
         op = work.pop()
@@ -187,6 +191,9 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
             if not (isinstance(p, Operation) and id(p) in in_group):
                 continue
             pos = [t for t, e in enumerate(m.results) if _dim_pos(e) == d]
+            if not pos and _replicable(p, m, d, in_group):
+                replicated.add(id(p))
+                continue
             if len(pos) != 1:
                 return None
             if carried.setdefault(v, pos[0]) != pos[0]:
@@ -201,9 +208,20 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
             else:
                 loop[p] = pd
                 work.append(p)
-    if len(loop) != len(ops):
+    if len(loop) + len(replicated - set(id(o) for o in loop)) != len(ops):
         return None
     return loop, carried
+
+
+def _replicable(p: Operation, m: AffineMap, d: int, in_group: set) -> bool:
+    """A static pad ``p`` read through map ``m`` that does not involve loop ``d`` at all (a
+    regular convolution's image, not indexed by its output channels) whose source comes from
+    outside the group: each workgroup along ``d`` computes it whole (no loop of ``p`` carries
+    ``d``), as tiling the consumer along a dim its operand lacks does in IREE."""
+    if not is_static_pad(p) or any(d in dims_of(e) for e in m.results):
+        return False
+    src = p.operands[0].owner
+    return not (isinstance(src, Operation) and id(src) in in_group)
 
 
 def _visit_user(user: Operation, v: Value, t: int, loop, work) -> bool:
@@ -250,16 +268,16 @@ def analyze(ops: Sequence[Operation], anchor: Optional[Operation] = None) -> Dis
             continue
         loop, carried = tr
         # Two distributed dims may not share a loop of any op.
-        if any(any(loop[o] == f[0][o] for o in ops) for f in found):
+        if any(any(o in loop and loop[o] == f[0].get(o) for o in ops) for f in found):
             continue
         found.append((loop, carried, ranges[d]))
     found = found[-3:]
     dist = Distribution(extents=[f[2] for f in found])
     for o in ops:
-        dist.loop_dims[o] = [f[0][o] for f in found]
-    for f in found:
+        dist.loop_dims[o] = [f[0].get(o, -1) for f in found]  # -1: computed whole along it
+    for k, f in enumerate(found):
         for v, t in f[1].items():
-            dist.carried.setdefault(v, []).append(t)
+            dist.carried.setdefault(v, [-1] * len(found))[k] = t
     return dist
 
 
@@ -281,7 +299,7 @@ def temporaries(ops: Sequence[Operation], dist: Distribution, tiles: Sequence[in
             shape = list(r.type.shape)
             carried = dist.carried.get(r, [])
             for k, t in enumerate(carried):
-                if k < len(tiles):
+                if k < len(tiles) and t >= 0:
                     shape[t] = min(shape[t], tiles[k])
             n = 1
             for s in shape:

@@ -205,6 +205,8 @@ class BufferizePass(Pass):
         shape = list(v.type.shape)
         tile_dims = [-1] * len(shape)
         for j, t in enumerate(self.carry.get(v, [])):
+            if t < 0:
+                continue  # not carried: a pad each workgroup computes whole along it
             shape[t] = min(shape[t], self.tiles[j])
             tile_dims[t] = j
         return shape, tile_dims
