@@ -19,13 +19,14 @@ NEG_INF = "0xFF800000"
 
 #: (kind, layout, N, C, H, W, F, K, stride, (pad_lo, pad_hi)): input N x C x H x W (NCHW) or
 #: N x H x W x C (NHWC) padded along H and W, a K x K window, F output channels (regular
-#: convolutions; depthwise and pooling keep C).
+#: convolutions, batches of two: workgroups divide the pad by image, each computing it whole
+#: along the distributed output channels; depthwise and pooling keep C).
 CASES = [
     ("dw", "nchw", 1, 8, 18, 18, 8, 3, 2, (1, 1)),
     ("dw", "nhwc", 1, 32, 9, 9, 32, 3, 2, (0, 1)),
     ("dw", "nhwc", 2, 20, 7, 11, 20, 3, 1, (1, 1)),
-    ("conv", "nchw", 1, 4, 12, 12, 8, 3, 1, (1, 1)),
-    ("conv", "nhwc", 1, 10, 10, 16, 8, 3, 1, (1, 1)),
+    ("conv", "nchw", 2, 4, 12, 12, 8, 3, 1, (1, 1)),
+    ("conv", "nhwc", 2, 10, 10, 16, 8, 3, 1, (1, 1)),
     ("pool", "nchw", 1, 6, 9, 9, 6, 3, 2, (1, 1)),
 ]
 
@@ -190,17 +191,19 @@ def test_max_stack_bytes_shrinks_the_padded_tile():
 
 
 def test_pads_the_rule_leaves_alone_keep_their_dispatch():
-    """A pad also returned (two uses), and an NHWC pad whose tile could hold fewer than 16
-    channels of a 33x33 image within the budget (narrow gathers, narrow vectors), stay
+    """A pad also returned (two uses), an NHWC pad whose tile could hold fewer than 16
+    channels of a 33x33 image within the budget (narrow gathers, narrow vectors), and the pad
+    of a regular convolution of one image (every workgroup would compute it whole) stay
     dispatches of their own; results still match."""
     two_uses = _func(0, "dw", "nchw", 1, 8, 18, 18, 8, 3, 2, (1, 1)).replace(
         f"-> {_t((1, 8, 9, 9))} {{", f"-> ({_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}) {{").replace(
         "return %y : " + _t((1, 8, 9, 9)), f"return %y, %p : {_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}")
     narrow = _func(1, "dw", "nhwc", 1, 64, 32, 32, 64, 3, 2, (0, 1))
-    flow = compile_to_c(two_uses + narrow, "t.mlir", target="c", compile_to="flow").ir_text
+    single = _func(2, "conv", "nhwc", 1, 16, 8, 8, 16, 3, 1, (1, 1))
+    flow = compile_to_c(two_uses + narrow + single, "t.mlir", target="c", compile_to="flow").ir_text
     names = list(_kernels(flow))
-    assert sum("_pad_" in n for n in names) == 2, names
-    m = ireec.compile_source(two_uses + narrow, target="c")
+    assert sum("_pad_" in n for n in names) == 3, names
+    m = ireec.compile_source(two_uses + narrow + single, target="c")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 8, 18, 18)).astype(np.float32)
     flt = rng.standard_normal((8, 3, 3)).astype(np.float32)
@@ -212,4 +215,9 @@ def test_pads_the_rule_leaves_alone_keep_their_dispatch():
     flt = rng.standard_normal((3, 3, 64)).astype(np.float32)
     bias = rng.standard_normal(64).astype(np.float32)
     np.testing.assert_allclose(m.f1(x, flt, bias), _reference("dw", "nhwc", x, flt, bias, 3, 2, (0, 1)),
+                               rtol=1e-5, atol=1e-5)
+    x = rng.standard_normal((1, 8, 8, 16)).astype(np.float32)
+    flt = rng.standard_normal((3, 3, 16, 16)).astype(np.float32)
+    bias = rng.standard_normal(16).astype(np.float32)
+    np.testing.assert_allclose(m.f2(x, flt, bias), _reference("conv", "nhwc", x, flt, bias, 3, 1, (1, 1)),
                                rtol=1e-5, atol=1e-5)

@@ -19,7 +19,8 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
   kernel writes the bias into its destination tile.
 * a convolution (or pooling) root's group takes the static ``tensor.pad`` producing one of its inputs
   (:func:`fusable_pad`: padding value a constant, one use, padded dims read through the
-  convolution's window) on targets that fuse padding (``Target.fuse_padding_into_consumers``,
+  convolution's window) whose work the workgroups divide (a depthwise convolution's
+  channels, a batch) on targets that fuse padding (``Target.fuse_padding_into_consumers``,
   IREE's ``--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops``,
   ``FusePadWithConsumer``) when the padded tile fits the stack with rows of at least a cache
   line (:func:`padded_tile_fits`): the kernel materializes the
@@ -207,9 +208,9 @@ class _BlockFormer:
     def absorb_pad_producers(self, g: List[Operation]) -> None:
         """Pull into the group of root ``g[-1]`` (a convolution or pooling: an op reading an
         input through window expressions) each :func:`fusable_pad` of this block producing
-        one of its inputs, when the group stays distributed and the pad's tile fits the
-        stack budget with whole rows (:func:`padded_tile_fits`): the pad is then
-        materialized per workgroup tile in the convolution's kernel."""
+        one of its inputs, when the workgroups divide the pad's work (:func:`_pad_work_divided`)
+        and the pad's tile fits the stack budget with whole rows (:func:`padded_tile_fits`):
+        the pad is then materialized per workgroup tile in the convolution's kernel."""
         root = g[-1]
         if not _generic_or_named_ok(root):
             return
@@ -221,7 +222,7 @@ class _BlockFormer:
                 continue
             trial = sorted(g + [pad], key=lambda o: self.pos[id(o)])
             dist = analyze(trial, anchor=root)
-            if not dist.extents or not padded_tile_fits(pad, dist, self.stack_bytes):
+            if not _pad_work_divided(pad, dist) or not padded_tile_fits(pad, dist, self.stack_bytes):
                 continue
             g.insert(0, pad)
             self.group_of[id(pad)] = g
@@ -292,6 +293,17 @@ def is_broadcast_producer(op: Operation) -> bool:
 #: 4 channels per workgroup under the 32 KiB budget) ran 1.57x slower on target c fused than
 #: with its pad dispatch (interleaved medians, 0.052 against 0.033 ms).
 MIN_CONTIGUOUS_TILE_BYTES = 64
+
+
+def _pad_work_divided(pad: Operation, dist) -> bool:
+    """Whether the group distributed as ``dist`` tiles ``pad`` along a dim of extent >= 2 (a
+    depthwise convolution's channels, a batch), so its workgroups share the pad's work. A
+    pad carried along no such dim (a regular convolution of one image: only its output
+    channels are distributed, and it reads every input channel) would be computed whole by
+    every workgroup and leave the convolution its output channels alone to spread over
+    threads: it keeps its dispatch (JAX's resnet_block: one workgroup instead of eight)."""
+    carried = dist.carried.get(pad.results[0], [])
+    return any(t >= 0 and e >= 2 for t, e in zip(carried, dist.extents))
 
 
 def padded_tile_fits(pad: Operation, dist, stack_bytes: int) -> bool:
