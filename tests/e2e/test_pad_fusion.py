@@ -27,6 +27,7 @@ CASES = [
     ("dw", "nhwc", 2, 20, 7, 11, 20, 3, 1, (1, 1)),
     ("conv", "nchw", 2, 4, 12, 12, 8, 3, 1, (1, 1)),
     ("conv", "nhwc", 2, 10, 10, 16, 8, 3, 1, (1, 1)),
+    ("conv", "nhwc", 2, 16, 8, 8, 16, 3, 1, (1, 1)),
     ("pool", "nchw", 1, 6, 9, 9, 6, 3, 2, (1, 1)),
 ]
 
@@ -135,6 +136,15 @@ def test_pads_join_their_convolution_dispatch():
     for name, body in kernels.items():
         assert "_pad_" not in name
         assert "tensor.pad" in body and "arith.minimumf" in body, name
+
+
+def test_micro_kernels_read_the_padded_tile():
+    """The depthwise micro-kernel and the im2col + sgemm path (NCHW, and NHWC with 16
+    channels in and out) read the fused pad's temporary: every depthwise case calls
+    ireec_uk_dwconv, two regular ones the sgemm micro-kernel."""
+    kernels = compile_to_c(SRC, "t.mlir", target="c").files["t_kernels.c"]
+    assert kernels.count("ireec_uk_dwconv(") == sum(c[0] == "dw" for c in CASES)
+    assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 2  # with or without a fused epilogue
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
