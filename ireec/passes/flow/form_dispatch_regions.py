@@ -17,15 +17,15 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
 * a root's group also takes the broadcasts (:func:`is_broadcast_producer`) whose one use is
   the root's init, as IREE fuses a bias broadcast into a contraction's accumulator: the
   kernel writes the bias into its destination tile.
-* a convolution (or pooling) root's group takes the static ``tensor.pad`` producing one of its inputs
-  (:func:`fusable_pad`: padding value a constant, one use, padded dims read through the
-  convolution's window) whose work the workgroups divide (a depthwise convolution's
-  channels, a batch) on targets that fuse padding (``Target.fuse_padding_into_consumers``,
-  IREE's ``--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops``,
-  ``FusePadWithConsumer``) when the padded tile fits the stack with rows of at least a cache
-  line (:func:`padded_tile_fits`): the kernel materializes the
-  padded tile (full along the padded dims) per workgroup instead of a dispatch writing the
-  whole padded tensor for the next one to read back.
+* a convolution (or pooling) root's group takes the static ``tensor.pad`` producing one of
+  its inputs (:func:`fusable_pad`: padding value a constant, one use, padded dims read
+  through the convolution's window) whose work the workgroups divide (a depthwise
+  convolution's channels, a batch), on targets that fuse padding
+  (``Target.fuse_padding_into_consumers``; IREE's ``FusePadWithConsumer``,
+  ``--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops``), when the
+  padded tile fits the stack with rows of at least a cache line (:func:`padded_tile_fits`):
+  the kernel materializes the padded tile (full along the padded dims) per workgroup
+  instead of a dispatch writing the whole padded tensor for the next one to read back.
 * ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
   using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
 * so are static ``tensor.extract_slice``s read only as inputs of linalg ops (IREE's
@@ -290,8 +290,9 @@ def is_broadcast_producer(op: Operation) -> bool:
 #: distributed (not padded), unless the dim is shorter: one cache line, one AVX-512 vector of
 #: f32. Narrower tiles make every workgroup gather a few elements per source row and run its
 #: convolution on vectors that narrow: JAX's NHWC mobilenet_block (a 1x33x33x64 padded tile,
-#: 4 channels per workgroup under the 32 KiB budget) ran 1.57x slower on target c fused than
-#: with its pad dispatch (interleaved medians, 0.052 against 0.033 ms).
+#: 4 channels per workgroup under the 32 KiB budget) ran 1.47-1.58x slower on target c fused
+#: than with its pad dispatch (interleaved medians, about 0.052 against 0.034 ms; the
+#: 4-channel copy and ireec_uk_dwconv's 4-lane path against its 16-lane one).
 MIN_CONTIGUOUS_TILE_BYTES = 64
 
 
@@ -326,13 +327,13 @@ def padded_tile_fits(pad: Operation, dist, stack_bytes: int) -> bool:
 
 def fusable_pad(pad: Operation, consumer: Operation) -> bool:
     """Whether static ``tensor.pad`` ``pad`` may be computed inside the dispatch of
-    ``consumer``, a convolution-like linalg op (convolution or pooling; IREE's ``FusePadWithConsumer`` conditions,
-    made structural): ``pad`` is a static pad (:func:`..common.distribution.is_static_pad`)
-    whose padding value is a constant (an ``arith.constant`` outside its body: a value
-    computed in the body depends on the indices), whose only use is an input of ``consumer``,
-    and ``consumer``'s indexing map reads every padded dim through a window expression
-    (``oh * stride + kh``, not a plain loop dim): a tile of the consumer's other dims needs
-    the padded tensor whole along those dims only."""
+    ``consumer``, a convolution-like linalg op (convolution or pooling; IREE's
+    ``FusePadWithConsumer`` conditions, made structural): ``pad`` is a static pad
+    (:func:`..common.distribution.is_static_pad`) whose padding value is a constant (an
+    ``arith.constant`` outside its body: a value computed in the body depends on the
+    indices), whose only use is an input of ``consumer``, and ``consumer``'s indexing map
+    reads every padded dim through a window expression (``oh * stride + kh``, not a plain
+    loop dim): a tile of the consumer's other dims needs the padded tensor whole along those dims only."""
     if not is_static_pad(pad) or not _is_linalg(consumer):
         return False
     uses = list(pad.results[0].uses)
@@ -342,7 +343,8 @@ def fusable_pad(pad: Operation, consumer: Operation) -> bool:
     if yld is None or len(yld.operands) != 1:
         return False
     value = yld.operands[0].owner
-    if not (isinstance(value, Operation) and value.name == "arith.constant" and value.parent is not pad.regions[0].blocks[0]):
+    if not (isinstance(value, Operation) and value.name == "arith.constant"
+            and value.parent is not pad.regions[0].blocks[0]):
         return False
     padded = padded_dims(pad)
     if not padded:
