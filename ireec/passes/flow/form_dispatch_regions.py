@@ -333,7 +333,8 @@ def fusable_pad(pad: Operation, consumer: Operation) -> bool:
     ``arith.constant`` outside its body: a value computed in the body depends on the
     indices), whose only use is an input of ``consumer``, and ``consumer``'s indexing map
     reads every padded dim through a window expression (``oh * stride + kh``, not a plain
-    loop dim): a tile of the consumer's other dims needs the padded tensor whole along those dims only."""
+    loop dim): a tile of the consumer's other dims needs the padded tensor whole along those
+    dims only."""
     if not is_static_pad(pad) or not _is_linalg(consumer):
         return False
     uses = list(pad.results[0].uses)
