@@ -80,6 +80,11 @@ class Target(abc.ABC):
     #: Whether the workgroups of a dispatch run at the same time (threads, GPU blocks): the
     #: lowering strategy then splits small problems into several workgroups.
     concurrent_workgroups: bool = False
+    #: Whether dispatch formation computes a static ``tensor.pad`` inside its convolution
+    #: consumer's dispatch, per workgroup tile (IREE's
+    #: ``--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops``): CPU targets,
+    #: whose workgroups own a stack for the padded tile.
+    fuse_padding_into_consumers: bool = False
     #: ``--strict-fp``: no contraction into FMA, every float operation rounded as written
     #: (bit-identical results across targets and CPUs).
     strict_fp: bool = False

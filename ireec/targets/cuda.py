@@ -413,6 +413,8 @@ class CUDATarget(CTarget):
 
     name = "cuda"
     is_gpu = True
+    #: A padded tile per workgroup would be per-thread local memory here: pads keep their dispatch.
+    fuse_padding_into_consumers = False
     ukernels = ()  # no CPU micro-kernels: GPU matmuls call ireec_gpu_matmul_* (iree-codegen-gpu-lower-to-ukernels)
     iree_backends = ("cuda",)
     variant = "cuda_nvptx_fb"

@@ -10,6 +10,14 @@ legal for a distributed dim ``δ`` when each op has a parallel loop carrying ``�
 tensor passed between two ops of the group is written and read at the same index along
 ``δ`` (a plain loop dim in both indexing maps). Each such intermediate then only needs a
 per-tile temporary (tile size along the carried dims, full size along the others).
+
+A static ``tensor.pad`` fused into its convolution consumer's group (IREE's
+``FusePadWithConsumer``, see :mod:`..flow.form_dispatch_regions`) takes part as an op with
+one parallel loop per dim and identity maps for its source and result: it carries its
+unpadded dims unchanged (source index = result index there) and none of its padded dims, so
+its per-tile temporary is the padded tile (tile size along the carried dims, full along the
+padded ones). A dim its consumer does not read it along (a regular convolution's output
+channels) is distributed too: each workgroup computes the pad whole along it.
 """
 from __future__ import annotations
 
@@ -23,6 +31,17 @@ from ...ir.core import Operation, Value
 
 #: IREE's LLVMCPU ``max_stack_allocation_size`` (bytes of per-workgroup temporaries).
 MAX_STACK_BYTES = 32768
+
+
+def stack_budget(max_stack_bytes=None) -> int:
+    """Bytes of per-workgroup temporaries a kernel may hold: :data:`MAX_STACK_BYTES`, or half
+    of ``--max-stack-bytes`` when that is smaller (the other half is left to micro-kernel
+    work arrays and call frames, as the micro-kernel blocking does)."""
+    if max_stack_bytes is None:
+        return MAX_STACK_BYTES
+    return max(1, min(MAX_STACK_BYTES, int(max_stack_bytes) // 2))
+
+
 #: Iterations (loop-nest points) one workgroup should execute at least, when it can.
 WORKGROUP_WORK = 32768
 #: Largest tile along a distributed dim.
@@ -69,11 +88,47 @@ def dims_of(e: AffineExpr) -> set:
     return set()
 
 
+def is_static_pad(op: Operation) -> bool:
+    """A ``tensor.pad`` with static low/high padding (no dynamic operands) between static
+    shapes: the pad a convolution's dispatch may compute per tile."""
+    if op.name != "tensor.pad" or len(op.operands) != 1 or len(op.results) != 1:
+        return False
+    low, high = op.attributes.get("static_low"), op.attributes.get("static_high")
+    if low is None or high is None or any(x < 0 for x in list(low.value) + list(high.value)):
+        return False
+    src, res = op.operands[0].type, op.results[0].type
+    return all(isinstance(t, T.TensorType) and t.has_static_shape for t in (src, res))
+
+
+def padded_dims(op: Operation) -> set:
+    """Dims of a static ``tensor.pad`` with low or high padding (its other dims: source
+    index = result index)."""
+    low, high = op.attributes["static_low"].value, op.attributes["static_high"].value
+    return {d for d, (lo, hi) in enumerate(zip(low, high)) if lo or hi}
+
+
+def is_tileable(op: Operation) -> bool:
+    """Ops :func:`analyze` models: linalg structured ops and static pads."""
+    return L.is_linalg_structured(op) or is_static_pad(op)
+
+
+def op_inputs(op: Operation) -> List[Value]:
+    """The inputs of a structured op (``ins``), or a static pad's source."""
+    return [op.operands[0]] if op.name == "tensor.pad" else L.inputs(op)
+
+
 def op_maps(op: Operation) -> List[AffineMap]:
+    """Indexing maps of a structured op; a static pad's are identities (source, result)."""
+    if op.name == "tensor.pad":
+        rank = op.results[0].type.rank
+        return [AffineMap.identity(rank)] * 2
     return L.indexing_maps(op)
 
 
 def op_iterators(op: Operation) -> List[str]:
+    """Iterator types of a structured op; a static pad's loops are all parallel."""
+    if op.name == "tensor.pad":
+        return [L.PARALLEL] * op.results[0].type.rank
     return L.iterator_types(op)
 
 
@@ -86,8 +141,10 @@ class Distribution:
     """Result of :func:`analyze`.
 
     ``extents[k]``: size of distributed dim ``k`` (outermost first; at most 3, the last is
-    the workgroup x axis). ``loop_dims[op][k]``: loop dim of ``op`` carrying dim ``k``.
-    ``carried[value][k]``: tensor dim of an intermediate/result ``value`` carrying dim ``k``.
+    the workgroup x axis). ``loop_dims[op][k]``: loop dim of ``op`` carrying dim ``k`` (-1:
+    a pad each workgroup computes whole along it, see :func:`_replicable`).
+    ``carried[value][k]``: tensor dim of an intermediate/result ``value`` carrying dim ``k``
+    (-1: none).
     """
 
     extents: List[int] = field(default_factory=list)
@@ -106,14 +163,17 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
     in_group = set(id(o) for o in ops)
     loop: Dict[Operation, int] = {anchor: start}
     carried: Dict[Value, int] = {}
+    replicated: set = set()
     work = [anchor]
     while work:
         op = work.pop()
         d = loop[op]
         if op_iterators(op)[d] != L.PARALLEL:
             return None
+        if op.name == "tensor.pad" and d in padded_dims(op):
+            return None  # a padded dim is never distributed through the pad
         maps = op_maps(op)
-        n_in = len(L.inputs(op))
+        n_in = len(op_inputs(op))
         # Results: the output maps say which tensor dim carries d.
         for k, r in enumerate(op.results):
             m = maps[n_in + k]
@@ -131,11 +191,14 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
             if not (isinstance(p, Operation) and id(p) in in_group):
                 continue
             pos = [t for t, e in enumerate(m.results) if _dim_pos(e) == d]
+            if not pos and _replicable(p, m, d, in_group):
+                replicated.add(id(p))
+                continue
             if len(pos) != 1:
                 return None
             if carried.setdefault(v, pos[0]) != pos[0]:
                 return None
-            pm = op_maps(p)[len(L.inputs(p)) + v.index]
+            pm = op_maps(p)[len(op_inputs(p)) + v.index]
             pd = _dim_pos(pm.results[pos[0]])
             if pd is None:
                 return None
@@ -145,9 +208,20 @@ def _trace(ops: Sequence[Operation], anchor: Operation, start: int
             else:
                 loop[p] = pd
                 work.append(p)
-    if len(loop) != len(ops):
+    if len(loop) + len(replicated - set(id(o) for o in loop)) != len(ops):
         return None
     return loop, carried
+
+
+def _replicable(p: Operation, m: AffineMap, d: int, in_group: set) -> bool:
+    """A static pad ``p`` read through map ``m`` that does not involve loop ``d`` at all (a
+    regular convolution's image, not indexed by its output channels) whose source comes from
+    outside the group: each workgroup along ``d`` computes it whole (no loop of ``p`` carries
+    ``d``), as tiling the consumer along a dim its operand lacks does in IREE."""
+    if not is_static_pad(p) or any(d in dims_of(e) for e in m.results):
+        return False
+    src = p.operands[0].owner
+    return not (isinstance(src, Operation) and id(src) in in_group)
 
 
 def _visit_user(user: Operation, v: Value, t: int, loop, work) -> bool:
@@ -168,13 +242,16 @@ def _visit_user(user: Operation, v: Value, t: int, loop, work) -> bool:
 
 
 def analyze(ops: Sequence[Operation], anchor: Optional[Operation] = None) -> Distribution:
-    """Distributable dims of the group ``ops`` (linalg structured ops on tensors, in program
-    order; ``anchor`` defaults to the last). Candidates are the anchor's parallel loops in
-    the order of its first result's dims; the innermost three that survive are kept."""
+    """Distributable dims of the group ``ops`` (linalg structured ops on tensors and static
+    pads, :func:`is_tileable`, in program order; ``anchor``, a structured op, defaults to the
+    last). Candidates are the anchor's parallel loops in the order of its first result's
+    dims; the innermost three that survive are kept."""
     ops = list(ops)
-    if not ops or not all(L.is_linalg_structured(o) for o in ops):
+    if not ops or not all(is_tileable(o) for o in ops):
         return Distribution()
     anchor = anchor or ops[-1]
+    if not L.is_linalg_structured(anchor):
+        return Distribution()
     maps = op_maps(anchor)
     n_in = len(L.inputs(anchor))
     if not anchor.results:
@@ -191,16 +268,16 @@ def analyze(ops: Sequence[Operation], anchor: Optional[Operation] = None) -> Dis
             continue
         loop, carried = tr
         # Two distributed dims may not share a loop of any op.
-        if any(any(loop[o] == f[0][o] for o in ops) for f in found):
+        if any(any(o in loop and loop[o] == f[0].get(o) for o in ops) for f in found):
             continue
         found.append((loop, carried, ranges[d]))
     found = found[-3:]
     dist = Distribution(extents=[f[2] for f in found])
     for o in ops:
-        dist.loop_dims[o] = [f[0][o] for f in found]
-    for f in found:
+        dist.loop_dims[o] = [f[0].get(o, -1) for f in found]  # -1: computed whole along it
+    for k, f in enumerate(found):
         for v, t in f[1].items():
-            dist.carried.setdefault(v, []).append(t)
+            dist.carried.setdefault(v, [-1] * len(found))[k] = t
     return dist
 
 
@@ -222,7 +299,7 @@ def temporaries(ops: Sequence[Operation], dist: Distribution, tiles: Sequence[in
             shape = list(r.type.shape)
             carried = dist.carried.get(r, [])
             for k, t in enumerate(carried):
-                if k < len(tiles):
+                if k < len(tiles) and t >= 0:
                     shape[t] = min(shape[t], tiles[k])
             n = 1
             for s in shape:
@@ -246,7 +323,7 @@ def _pow2_floor(x: int) -> int:
 
 
 def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operation,
-                      stored: Sequence[Value] = ()) -> List[int]:
+                      stored: Sequence[Value] = (), stack_bytes: int = MAX_STACK_BYTES) -> List[int]:
     """Tile size per distributed dim (outermost first).
 
     Contractions and convolutions take IREE's default distribution tile
@@ -254,7 +331,8 @@ def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operat
     e.g. batch). Other groups aim at :data:`WORKGROUP_WORK` loop iterations per workgroup,
     counting the root's reduction loops, with power-of-two tiles filled from the innermost dim
     outwards (a 100000x100 row sum: 32768 // 100 = 327 → tile 256 → 391 workgroups). Tiles are
-    then halved (largest first) until the per-tile temporaries fit :data:`MAX_STACK_BYTES`.
+    then halved (largest first) until the per-tile temporaries fit ``stack_bytes``
+    (:data:`MAX_STACK_BYTES`; see :func:`stack_budget`).
     """
     n = len(dist.extents)
     tiles = [1] * n
@@ -279,7 +357,7 @@ def choose_tile_sizes(ops: Sequence[Operation], dist: Distribution, root: Operat
                 t = _pow2_floor(max(1, min(budget, MAX_TILE)))
             tiles[k] = t
             budget = max(1, budget // t)
-    while temporaries(ops, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
+    while temporaries(ops, dist, tiles, stored) > stack_bytes and any(t > 1 for t in tiles):
         k = max(range(n), key=lambda i: (tiles[i], i))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles

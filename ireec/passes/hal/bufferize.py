@@ -6,7 +6,9 @@ preferred buffer (the output binding it is stored to, passed on to the init oper
 op producing it and to the destination of insert_slice); a forward walk then rewrites ops:
 ``flow.dispatch.tensor.load`` is the binding memref, ``tensor.extract_slice`` a
 ``memref.subview``, ``linalg.generic`` runs on memrefs writing its destination (after
-copying a live init value in), ``tensor.pad`` fills then copies the source into a subview.
+copying a live init value in), ``tensor.pad`` fills then copies the source into a subview (a pad fused into its
+convolution's kernel, distributed along its unpadded dims, writes one padded tile into a
+per-tile temporary: the views of that temporary carry its ``ireec.tile_dims``).
 A tensor with no preferred buffer gets a ``memref.alloca`` (a stack temporary); in a kernel
 distributed over workgroups (``ireec.distribution``, see :mod:`.select_lowering_strategy`)
 the temporary holds one tile only: tile size along the dims carrying a distributed dim
@@ -128,7 +130,7 @@ class BufferizePass(Pass):
                 if r in pref and len(dest.uses) == 1:
                     pref[dest] = pref[r]
         for op in ops:
-            if op.name == "linalg.generic" and "ireec.distribute" in op.attributes:
+            if op.name in ("linalg.generic", "tensor.pad") and "ireec.distribute" in op.attributes:
                 self._record_carry(op)
         nuses = {r: len(r.uses) for op in ops for r in op.results}
         st = _OpBufferizer(self, buf, pref, nuses, Builder(blk, 0, kernel.loc))
@@ -152,6 +154,9 @@ class BufferizePass(Pass):
         from ...dialects.linalg import indexing_maps
 
         dims = list(op.attributes["ireec.distribute"].value)
+        if op.name == "tensor.pad":  # its distributed dims are unpadded: the result's own dims
+            self.carry[op.results[0]] = dims
+            return
         maps = indexing_maps(op)
         n_in, _ = segment_sizes(op)
         for k, r in enumerate(op.results):
@@ -200,6 +205,8 @@ class BufferizePass(Pass):
         shape = list(v.type.shape)
         tile_dims = [-1] * len(shape)
         for j, t in enumerate(self.carry.get(v, [])):
+            if t < 0:
+                continue  # not carried: a pad each workgroup computes whole along it
             shape[t] = min(shape[t], self.tiles[j])
             tile_dims[t] = j
         return shape, tile_dims
@@ -226,9 +233,22 @@ class BufferizePass(Pass):
             raise CompileError("tensor.pad with a computed padding value is not supported", op.loc)
         dist = op.attributes.get("ireec.distribute")  # unpadded dims: the same in both views
         dims = list(dist.value) if dist is not None else None
-        for offsets, sizes in _pad_borders(low, list(src.type.shape), list(dst.type.shape)):
-            emit_fill(b, pad_val, subview(b, dst, offsets, sizes, [1] * len(low)), dims)
-        emit_copy(b, buf[src], subview(b, dst, low, list(src.type.shape), [1] * len(low)), dims)
+        src_shape = list(src.type.shape)
+        td = dst.owner.attributes.get("ireec.tile_dims") if isinstance(dst.owner, Operation) else None
+        attrs = {}
+        if td is not None:
+            # A per-tile temporary (the pad fused into its consumer's kernel): one tile along
+            # the distributed (unpadded, low = 0) dims, indexed locally there like the
+            # temporary, so its views carry the same ``ireec.tile_dims``.
+            attrs["ireec.tile_dims"] = td
+            src_shape = [dst.type.shape[i] if k >= 0 else n for i, (k, n) in enumerate(zip(td.value, src_shape))]
+        for offsets, sizes in _pad_borders(low, src_shape, list(dst.type.shape)):
+            view = subview(b, dst, offsets, sizes, [1] * len(low))
+            view.owner.attributes.update(attrs)
+            emit_fill(b, pad_val, view, dims)
+        view = subview(b, dst, low, src_shape, [1] * len(low))
+        view.owner.attributes.update(attrs)
+        emit_copy(b, buf[src], view, dims)
         buf[op.results[0]] = dst
 
 

@@ -17,6 +17,12 @@ tensor ops are all linalg structured ops (after generalization):
   ``ceil(extent / tile)`` per distributed dim (x = innermost) and ``workgroup_size = [1, 1, 1]``
   (a CPU workgroup is one invocation).
 
+A static ``tensor.pad`` fused into its convolution's kernel (see
+:mod:`..flow.form_dispatch_regions`) is part of the group: it carries its unpadded dims
+(:mod:`..common.distribution`), gets ``ireec.distribute`` like the linalg ops, and its
+padded tile is a per-tile temporary, which the tile sizes keep under the stack budget
+(:func:`..common.distribution.stack_budget`: ``--max-stack-bytes`` lowers it).
+
 Kernels holding other tensor ops (pad, slices, concat, ...) run as one workgroup, except a
 kernel that is one large ``tensor.pad`` on a target whose workgroups run concurrently: it is
 cut in two along its outermost unpadded dim (:func:`_distribute_pad`).
@@ -45,7 +51,8 @@ from ...dialects import linalg as L
 from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, OpaqueAttr
 from ...ir.core import Operation
-from ..common.distribution import MAX_STACK_BYTES, analyze, choose_tile_sizes, temporaries
+from ..common.distribution import (MAX_STACK_BYTES, analyze, choose_tile_sizes, is_tileable, op_inputs,
+                                   stack_budget, temporaries)
 from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
 from . import im2col as IM
@@ -78,7 +85,7 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     ops = list(kernel.body.ops)
     compute = compute_ops(ops)
     count = [1, 1, 1]
-    structured = bool(compute) and all(L.is_linalg_structured(o) for o in compute)
+    structured = bool(compute) and all(is_tileable(o) for o in compute)
     tiles: List[int] = []
     dist = None
     if structured:
@@ -89,7 +96,8 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     root = root_op(compute) if compute else None
     if dist is not None and dist.extents:
         stored = [o.operands[0] for o in ops if o.name == "flow.dispatch.tensor.store"]
-        tiles = choose_tile_sizes(compute, dist, root, stored)
+        tiles = choose_tile_sizes(compute, dist, root, stored,
+                                  stack_budget(ctx.options.get("max_stack_bytes") if ctx is not None else None))
         sgemm = _sgemm_tiles(root, compute, dist, stored, ctx)
         if sgemm is None:
             sgemm = _im2col_tiles(root, compute, dist, stored, ctx)
@@ -310,8 +318,9 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     # chunk of whole rows of q is one flat axis of the GEMM.
     dims = list(dist.loop_dims[root])
     rank = {r: 0, match.f: 1, q: 2}
-    group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in L.inputs(o))]
-    while temporaries(group, dist, tiles, stored) > MAX_STACK_BYTES and any(t > 1 for t in tiles):
+    group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in op_inputs(o))]
+    budget = stack_budget(ctx.options.get("max_stack_bytes"))
+    while temporaries(group, dist, tiles, stored) > budget and any(t > 1 for t in tiles):
         k = min((x for x in range(len(tiles)) if tiles[x] > 1), key=lambda x: (rank.get(dims[x], 3), x))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles

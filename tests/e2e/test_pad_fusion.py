@@ -1,0 +1,234 @@
+"""A static ``tensor.pad`` fused into its convolution's dispatch (IREE's FusePadWithConsumer,
+ireec/passes/flow/form_dispatch_regions.py): depthwise and regular convolutions and a max
+pool, NCHW and NHWC, padded on one or both sides, with a fused bias + relu6 epilogue, built
+for c and openmp and compared with numpy; the pad leaves no dispatch of its own, the padded
+tile is a per-tile temporary under the stack budget (``--max-stack-bytes`` shrinks it), the
+openmp kernel keeps several workgroups. Pads the rule leaves alone keep their dispatch. All
+fused cases are functions of one module, so each target compiles once."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import ireec
+from ireec.compiler import compile_source as compile_to_c
+
+NEG_INF = "0xFF800000"
+
+#: (kind, layout, N, C, H, W, F, K, stride, (pad_lo, pad_hi)): input N x C x H x W (NCHW) or
+#: N x H x W x C (NHWC) padded along H and W, a K x K window, F output channels (regular
+#: convolutions, batches of two: workgroups divide the pad by image, each computing it whole
+#: along the distributed output channels; depthwise and pooling keep C).
+CASES = [
+    ("dw", "nchw", 1, 8, 18, 18, 8, 3, 2, (1, 1)),
+    ("dw", "nhwc", 1, 32, 9, 9, 32, 3, 2, (0, 1)),
+    ("dw", "nhwc", 2, 20, 7, 11, 20, 3, 1, (1, 1)),
+    ("conv", "nchw", 2, 4, 12, 12, 8, 3, 1, (1, 1)),
+    ("conv", "nhwc", 2, 10, 10, 16, 8, 3, 1, (1, 1)),
+    ("conv", "nhwc", 2, 16, 8, 8, 16, 3, 1, (1, 1)),
+    ("pool", "nchw", 1, 6, 9, 9, 6, 3, 2, (1, 1)),
+]
+
+
+def _shapes(kind, layout, n, c, h, w, f, k, s, pad):
+    lo, hi = pad
+    ph, pw = h + lo + hi, w + lo + hi
+    oh, ow = (ph - k) // s + 1, (pw - k) // s + 1
+    oc = f if kind == "conv" else c
+    if layout == "nchw":
+        x, p, o = (n, c, h, w), (n, c, ph, pw), (n, oc, oh, ow)
+        flt = {"dw": (c, k, k), "conv": (f, c, k, k), "pool": (k, k)}[kind]
+        low, high = f"[0, 0, {lo}, {lo}]", f"[0, 0, {hi}, {hi}]"
+    else:
+        x, p, o = (n, h, w, c), (n, ph, pw, c), (n, oh, ow, oc)
+        flt = {"dw": (k, k, c), "conv": (k, k, c, f), "pool": (k, k)}[kind]
+        low, high = f"[0, {lo}, {lo}, 0]", f"[0, {hi}, {hi}, 0]"
+    return x, p, o, flt, oc, low, high
+
+
+def _t(shape) -> str:
+    return "tensor<" + "x".join(str(d) for d in shape) + "xf32>"
+
+
+def _func(idx, kind, layout, n, c, h, w, f, k, s, pad) -> str:
+    x, p, o, flt, oc, low, high = _shapes(kind, layout, n, c, h, w, f, k, s, pad)
+    op = {("dw", "nchw"): "depthwise_conv_2d_nchw_chw", ("dw", "nhwc"): "depthwise_conv_2d_nhwc_hwc",
+          ("conv", "nchw"): "conv_2d_nchw_fchw", ("conv", "nhwc"): "conv_2d_nhwc_hwcf",
+          ("pool", "nchw"): "pooling_nchw_max", ("pool", "nhwc"): "pooling_nhwc_max"}[(kind, layout)]
+    padv, init = ("%ninf", "%ninf") if kind == "pool" else ("%zero", "%zero")
+    bias_map = "(d1)" if layout == "nchw" else "(d3)"
+    window = f"%w: {_t(flt)}" if kind != "pool" else "%b: tensor<1xf32>"
+    filt_in = (f"%win = tensor.empty() : {_t(flt)}\n" if kind == "pool" else "")
+    filt = "%win" if kind == "pool" else "%w"
+    return f"""
+func.func @f{idx}(%x: {_t(x)}, {window}, %bias: tensor<{oc}xf32>) -> {_t(o)} {{
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %ninf = arith.constant {NEG_INF} : f32
+  %p = tensor.pad %x low{low} high{high} {{
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield {padv} : f32
+  }} : {_t(x)} to {_t(p)}
+  {filt_in}%e = tensor.empty() : {_t(o)}
+  %z = linalg.fill ins({init} : f32) outs(%e : {_t(o)}) -> {_t(o)}
+  %r = linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+      ins(%p, {filt} : {_t(p)}, {_t(flt)}) outs(%z : {_t(o)}) -> {_t(o)}
+  %e2 = tensor.empty() : {_t(o)}
+  %y = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>,
+      affine_map<(d0, d1, d2, d3) -> {bias_map}>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins(%r, %bias : {_t(o)}, tensor<{oc}xf32>) outs(%e2 : {_t(o)}) {{
+  ^bb0(%a: f32, %bb: f32, %out: f32):
+    %s = arith.addf %a, %bb : f32
+    %m = arith.maximumf %s, %zero : f32
+    %q = arith.minimumf %m, %six : f32
+    linalg.yield %q : f32
+  }} -> {_t(o)}
+  return %y : {_t(o)}
+}}
+"""
+
+
+SRC = "".join(_func(i, *case) for i, case in enumerate(CASES))
+
+
+def _reference(kind, layout, x, flt, bias, k, s, pad):
+    """Pad, window op and bias + relu6 in float64, computed NCHW (NHWC transposed to it)."""
+    lo, hi = pad
+    if layout == "nhwc":
+        x = x.transpose(0, 3, 1, 2)
+        flt = {"dw": lambda f: f.transpose(2, 0, 1), "conv": lambda f: f.transpose(3, 2, 0, 1),
+               "pool": lambda f: f}[kind](flt)
+    value = -np.inf if kind == "pool" else 0.0
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (lo, hi), (lo, hi)), constant_values=value)
+    n, c, ph, pw = xp.shape
+    oh, ow = (ph - k) // s + 1, (pw - k) // s + 1
+    oc = flt.shape[0] if kind == "conv" else c
+    out = np.full((n, oc, oh, ow), -np.inf if kind == "pool" else 0.0)
+    for ty in range(k):
+        for tx in range(k):
+            patch = xp[:, :, ty: ty + s * (oh - 1) + 1: s, tx: tx + s * (ow - 1) + 1: s]
+            if kind == "dw":
+                out += patch * flt[None, :, ty, tx, None, None]
+            elif kind == "conv":
+                out += np.einsum("nchw,fc->nfhw", patch, flt[:, :, ty, tx].astype(np.float64))
+            else:
+                out = np.maximum(out, patch)
+    out = np.clip(out + bias[None, :, None, None], 0.0, 6.0)
+    return out if layout == "nchw" else out.transpose(0, 2, 3, 1)
+
+
+def _kernels(ir: str):
+    """{entry point: body text} of the executables of a flow-phase module."""
+    names = re.findall(r'func\.func @(\w+_dispatch_\d+\w*)\(', ir)
+    parts = re.split(r'func\.func @\w+_dispatch_\d+\w*\(', ir)[1:]
+    return dict(zip(names, parts))
+
+
+def test_pads_join_their_convolution_dispatch():
+    """No case keeps a pad dispatch: each function is one dispatch holding the pad, the
+    window op and the epilogue."""
+    flow = compile_to_c(SRC, "t.mlir", target="c", compile_to="flow").ir_text
+    kernels = _kernels(flow)
+    assert len(kernels) == len(CASES), sorted(kernels)
+    for name, body in kernels.items():
+        assert "_pad_" not in name
+        assert "tensor.pad" in body and "arith.minimumf" in body, name
+
+
+def test_micro_kernels_read_the_padded_tile():
+    """The depthwise micro-kernel and the im2col + sgemm path (NCHW, and NHWC with 16
+    channels in and out) read the fused pad's temporary: every depthwise case calls
+    ireec_uk_dwconv, two regular ones the sgemm micro-kernel."""
+    kernels = compile_to_c(SRC, "t.mlir", target="c").files["t_kernels.c"]
+    # Calls with or without a fused epilogue (``ireec_uk_<name>_fused``).
+    assert len(re.findall(r"ireec_uk_dwconv\w*\(", kernels)) == sum(c[0] == "dw" for c in CASES)
+    assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 2
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_fused_pads_match_numpy(target):
+    m = ireec.compile_source(SRC, target=target)
+    rng = np.random.default_rng(0)
+    for i, (kind, layout, n, c, h, w, f, k, s, pad) in enumerate(CASES):
+        x_shape, _, _, flt_shape, oc, _, _ = _shapes(kind, layout, n, c, h, w, f, k, s, pad)
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        flt = rng.standard_normal(flt_shape).astype(np.float32) if kind != "pool" else np.zeros((1,), np.float32)
+        bias = rng.standard_normal(oc).astype(np.float32)
+        got = getattr(m, f"f{i}")(x, flt, bias)
+        np.testing.assert_allclose(got, _reference(kind, layout, x, flt, bias, k, s, pad), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"case {CASES[i]} on {target}")
+
+
+def _workgroup_counts(hal: str):
+    return [tuple(int(v) for v in c.split(", ")) for c in re.findall(r"workgroup_count = array<i64: ([0-9, ]+)>", hal)]
+
+
+def _allocas(hal: str):
+    """Bytes of each f32 stack temporary of a hal-phase module."""
+    sizes = []
+    for shape in re.findall(r'memref\.alloca"?\(\)[^\n]*?: (?:\(\) -> )?memref<([0-9x]+)xf32', hal):
+        sizes.append(4 * int(np.prod([int(d) for d in shape.split("x")])))
+    return sizes
+
+
+def test_padded_tile_is_a_stack_temporary_and_workgroups_stay_several():
+    """The padded tile is a per-tile temporary (``ireec.tile_dims``) within the 32 KiB budget;
+    on openmp every fused kernel runs as more than one workgroup (both threads busy)."""
+    hal = compile_to_c(SRC, "t.mlir", target="openmp", compile_to="hal").ir_text
+    assert "ireec.tile_dims" in hal
+    assert len(_allocas(hal)) >= len(CASES) and all(b <= 32768 for b in _allocas(hal))
+    counts = _workgroup_counts(hal)
+    assert len(counts) == len(CASES) and all(np.prod(c) > 1 for c in counts), counts
+
+
+def test_max_stack_bytes_shrinks_the_padded_tile():
+    """Under --max-stack-bytes the padded tile is cut to half the budget (more workgroups),
+    and the results stay exact."""
+    src = _func(0, "dw", "nchw", 1, 16, 30, 30, 16, 3, 1, (1, 1))
+    default = compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
+    small = compile_to_c(src, "t.mlir", target="c", compile_to="hal", options={"max_stack_bytes": 12000}).ir_text
+    assert max(_allocas(default)) > 6000 >= max(_allocas(small))
+    assert np.prod(_workgroup_counts(small)[0]) > np.prod(_workgroup_counts(default)[0])
+    m = ireec.compile_source(src, target="c", options={"max_stack_bytes": 12000})
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((1, 16, 30, 30)).astype(np.float32)
+    flt = rng.standard_normal((16, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(16).astype(np.float32)
+    np.testing.assert_allclose(m.f0(x, flt, bias), _reference("dw", "nchw", x, flt, bias, 3, 1, (1, 1)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_pads_the_rule_leaves_alone_keep_their_dispatch():
+    """A pad also returned (two uses), an NHWC pad whose tile could hold fewer than 16
+    channels of a 33x33 image within the budget (narrow gathers, narrow vectors), and the pad
+    of a regular convolution of one image (every workgroup would compute it whole) stay
+    dispatches of their own; results still match."""
+    two_uses = _func(0, "dw", "nchw", 1, 8, 18, 18, 8, 3, 2, (1, 1)).replace(
+        f"-> {_t((1, 8, 9, 9))} {{", f"-> ({_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}) {{").replace(
+        "return %y : " + _t((1, 8, 9, 9)), f"return %y, %p : {_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}")
+    narrow = _func(1, "dw", "nhwc", 1, 64, 32, 32, 64, 3, 2, (0, 1))
+    single = _func(2, "conv", "nhwc", 1, 16, 8, 8, 16, 3, 1, (1, 1))
+    flow = compile_to_c(two_uses + narrow + single, "t.mlir", target="c", compile_to="flow").ir_text
+    names = list(_kernels(flow))
+    assert sum("_pad_" in n for n in names) == 3, names
+    m = ireec.compile_source(two_uses + narrow + single, target="c")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 8, 18, 18)).astype(np.float32)
+    flt = rng.standard_normal((8, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(8).astype(np.float32)
+    y, p = m.f0(x, flt, bias)
+    np.testing.assert_allclose(y, _reference("dw", "nchw", x, flt, bias, 3, 2, (1, 1)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(p, np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))))
+    x = rng.standard_normal((1, 32, 32, 64)).astype(np.float32)
+    flt = rng.standard_normal((3, 3, 64)).astype(np.float32)
+    bias = rng.standard_normal(64).astype(np.float32)
+    np.testing.assert_allclose(m.f1(x, flt, bias), _reference("dw", "nhwc", x, flt, bias, 3, 2, (0, 1)),
+                               rtol=1e-5, atol=1e-5)
+    x = rng.standard_normal((1, 8, 8, 16)).astype(np.float32)
+    flt = rng.standard_normal((3, 3, 16, 16)).astype(np.float32)
+    bias = rng.standard_normal(16).astype(np.float32)
+    np.testing.assert_allclose(m.f2(x, flt, bias), _reference("conv", "nhwc", x, flt, bias, 3, 1, (1, 1)),
+                               rtol=1e-5, atol=1e-5)
