@@ -97,6 +97,10 @@
 #define IREEC_UK_FLAG_CLAMP_HI 16
 #define IREEC_UK_FLAG_HI_REPLACES_NAN 32
 #define IREEC_UK_FLAG_EPILOGUE 62
+/* The sums start from bias[i*bias_i + j*bias_j] (a depthwise convolution's: bias[c*bias_c])
+ * instead of zero: the init of a contraction that is its bias broadcast (torch-mlir's linear
+ * layers and convolutions), in registers, in the same order as the plain loop nest. */
+#define IREEC_UK_FLAG_BIAS_INIT 64
 typedef struct {
   const float *bias; /* at the register tile's first element (row 0, column 0) */
   int64_t bias_i, bias_j;
@@ -130,15 +134,16 @@ static inline void ireec_uk_epilogue_block(const ireec_uk_epilogue_t *ep, float 
 
 /* A micro-kernel: C[mr x nr] (row stride ldc) += sum over k < kc of a[r*lda + k] * b[k*ldb + c],
  * a A itself (rows contiguous in k) or a packed row-major block (lda = kc), b a packed panel
- * (ldb = nr) or B itself; with accumulate = 0 the sums start from zero and C is only written
- * (`=` instead of `+=`); with an epilogue `ep` (else NULL) the tile goes through it on its way
- * to C. */
+ * (ldb = nr) or B itself. The sums start from C with accumulate = 1; from zero with 0, and
+ * from the bias of `ep` (ep->bias[r*bias_i + c*bias_j]) with 2, C then only written (`=`
+ * instead of `+=`); with an epilogue in `ep` (not NULL, epilogue flags set) the tile goes
+ * through it on its way to C. */
 typedef void (*ireec_uk_sgemm_tile_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
                                        int64_t ldb, float *c, int64_t ldc, int accumulate,
                                        const ireec_uk_epilogue_t *ep);
 /* A one-row kernel for the rows of a partial register tile (fewer than mr rows left, e.g. a
- * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c] (`=` with
- * accumulate = 0), then the epilogue `ep` if not NULL. */
+ * matrix-vector product): c[0 .. nr) += sum over k < kc of a[k*lda] * b[k*ldb + c], started
+ * and finished as the tile kernel's row 0. */
 typedef void (*ireec_uk_sgemm_row_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
                                       int64_t ldb, float *c, int accumulate,
                                       const ireec_uk_epilogue_t *ep);
@@ -155,6 +160,15 @@ typedef struct {
 } ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
+/* IREEC_UK_SPLAT(VT, W, X, S): X = S in every lane (not `(VT){0} + S`, which turns -0.0 into
+ * +0.0). */
+#define IREEC_UK_SPLAT(VT, W, X, S)                                                        \
+  {                                                                                        \
+    float t_[W];                                                                           \
+    int l_;                                                                                \
+    for (l_ = 0; l_ < W; ++l_) t_[l_] = (S);                                               \
+    memcpy(&(X), t_, sizeof(VT));                                                          \
+  }
 /* IREEC_UK_EPILOGUE_SETUP(VT, W, EP): for epilogue EP (not NULL), the vector type of its
  * comparison masks (ep_vi) and lo, hi in every lane (ep_lo, ep_hi). */
 #define IREEC_UK_EPILOGUE_SETUP(VT, W, EP)                                                 \
@@ -211,8 +225,10 @@ typedef struct {
     int64_t k;                                                                             \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) {                                                           \
-        if (accumulate) memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));               \
-        else acc[r][v] = (VT){0};                                                          \
+        if (accumulate == 1) memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));          \
+        else if (accumulate == 0) acc[r][v] = (VT){0};                                     \
+        else if (ep->bias_j) memcpy(&acc[r][v], ep->bias + r * ep->bias_i + v * W, sizeof(VT)); \
+        else IREEC_UK_SPLAT(VT, W, acc[r][v], ep->bias[r * ep->bias_i])                    \
       }                                                                                    \
     for (k = 0; k < kc; ++k) {                                                             \
       VT bv[NV];                                                                           \
@@ -222,7 +238,7 @@ typedef struct {
         for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                                   \
       }                                                                                    \
     }                                                                                      \
-    if (ep != NULL) {                                                                      \
+    if (ep != NULL && (ep->flags & IREEC_UK_FLAG_EPILOGUE)) {                              \
       IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                                   \
       for (r = 0; r < MR; ++r)                                                             \
         for (v = 0; v < NV; ++v)                                                           \
@@ -241,8 +257,10 @@ typedef struct {
     int v;                                                                                 \
     int64_t k;                                                                             \
     for (v = 0; v < NV; ++v) {                                                             \
-      if (accumulate) memcpy(&acc[v], c + v * W, sizeof(VT));                              \
-      else acc[v] = (VT){0};                                                               \
+      if (accumulate == 1) memcpy(&acc[v], c + v * W, sizeof(VT));                         \
+      else if (accumulate == 0) acc[v] = (VT){0};                                          \
+      else if (ep->bias_j) memcpy(&acc[v], ep->bias + v * W, sizeof(VT));                  \
+      else IREEC_UK_SPLAT(VT, W, acc[v], ep->bias[0])                                      \
     }                                                                                      \
     for (k = 0; k < kc; ++k) {                                                             \
       const float s = a[k * lda];                                                          \
@@ -252,7 +270,7 @@ typedef struct {
         acc[v] += bv * s;                                                                  \
       }                                                                                    \
     }                                                                                      \
-    if (ep != NULL) {                                                                      \
+    if (ep != NULL && (ep->flags & IREEC_UK_FLAG_EPILOGUE)) {                              \
       IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                                   \
       for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
     }                                                                                      \
@@ -273,7 +291,9 @@ static void ireec_uk_sgemm_tile_4x8(int64_t kc, const float *a, int64_t lda, con
   int r, j;
   int64_t k;
   for (r = 0; r < 4; ++r)
-    for (j = 0; j < 4; ++j) acc[r][j] = accumulate ? c[r * ldc + j] : 0.0f;
+    for (j = 0; j < 4; ++j)
+      acc[r][j] = accumulate == 1 ? c[r * ldc + j]
+                  : accumulate == 0 ? 0.0f : ep->bias[r * ep->bias_i + j * ep->bias_j];
   for (k = 0; k < kc; ++k)
     for (r = 0; r < 4; ++r)
       for (j = 0; j < 4; ++j) acc[r][j] += a[r * lda + k] * b[k * ldb + j];
@@ -287,7 +307,7 @@ static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const 
   float acc[4];
   int j;
   int64_t k;
-  for (j = 0; j < 4; ++j) acc[j] = accumulate ? c[j] : 0.0f;
+  for (j = 0; j < 4; ++j) acc[j] = accumulate == 1 ? c[j] : accumulate == 0 ? 0.0f : ep->bias[j * ep->bias_j];
   for (k = 0; k < kc; ++k)
     for (j = 0; j < 4; ++j) acc[j] += a[k * lda] * b[k * ldb + j];
   for (j = 0; j < 4; ++j) c[j] = acc[j];
@@ -465,7 +485,8 @@ static void ireec_uk_sgemm_pack_a(int64_t mcur, int64_t kcur, const float *a, in
 }
 
 /* ireec_uk_sgemm: C[i*ldc + j] += sum_k A[i*a_m + k*a_k] * B[k*b_k + j*b_n] for i < M, j < N,
- * k < K in that k order (`=` from a zero start without IREEC_UK_FLAG_ACCUMULATE in `flags`),
+ * k < K in that k order (`=` from a zero start without IREEC_UK_FLAG_ACCUMULATE in `flags`,
+ * from bias[i*bias_i + j*bias_j] with IREEC_UK_FLAG_BIAS_INIT instead),
  * blocked by mc x nc x kc (see the top of this file); `work` holds
  * IREEC_UK_SGEMM_WORK_FLOATS(mc, nc, kc) floats. Sizes are elements; strides may be any
  * value (a transposed A has a_m = 1). Nothing is allocated and no state is kept, so calls
@@ -510,10 +531,14 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
     const int64_t ncur = N - jc < nc ? N - jc : nc;
     for (pc = 0; pc < K; pc += kc) {
       const int64_t kcur = K - pc < kc ? K - pc : kc;
-      /* The first k block starts from C (accumulating) or from zero. */
-      const int acc = pc > 0 || (flags & IREEC_UK_FLAG_ACCUMULATE);
+      /* The first k block starts from C (accumulating: 1), from the bias (2) or from zero
+       * (0); the later ones from C. */
+      const int acc = pc > 0 || (flags & IREEC_UK_FLAG_ACCUMULATE) ? 1
+                      : (flags & IREEC_UK_FLAG_BIAS_INIT) ? 2 : 0;
       /* The epilogue goes with the last k block's tiles. */
       const int last = ep.flags != 0 && pc + kcur >= K;
+      /* The tiles need the bias (for their start or their epilogue). */
+      const int biased = last || acc == 2;
       /* B[pc.., jc..] into ceil(ncur / nr) panels of kcur x nr, zero-padded (in the direct
        * case only a last panel that neither the full nor the half-width kernel covers). */
       ireec_uk_sgemm_pack_b(kcur, ncur, B + pc * b_k + jc * b_n, b_k, b_n, nr,
@@ -541,17 +566,19 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
             const int64_t h = mcur - ir < mr ? mcur - ir : mr;
             float *c = C + (ic + ir) * ldc + jc + jr;
             int64_t off;
-            /* The epilogue of the tile at column off (its bias from there). */
+            /* The bias and epilogue of the tile at column off (its bias from there; the
+             * epilogue only with the last k block). */
             ireec_uk_epilogue_t tep = ep;
+            if (!last) tep.flags = 0;
             for (off = 0; off + pw <= w; off += pw) {
-              if (last) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
+              if (biased) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
               if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, last ? &tep : NULL);
+                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
                 continue;
               }
               /* Fewer rows than a register tile: row by row. */
               for (i = 0; i < h; ++i) {
-                row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc, last ? &tep : NULL);
+                row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc, biased ? &tep : NULL);
                 tep.bias += bias_i;
               }
             }
@@ -559,8 +586,11 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
               /* The last w - off columns (b is a packed, zero-padded panel here) through a
                * pw-wide copy of their valid part. */
               const int64_t wr = w - off;
+              const float *bias0 = bias != NULL ? bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j : NULL;
               for (i = 0; i < h; ++i) {
-                if (acc) memcpy(edge + i * pw, c + i * ldc + off, (size_t)wr * sizeof(float));
+                if (acc == 1) memcpy(edge + i * pw, c + i * ldc + off, (size_t)wr * sizeof(float));
+                if (acc == 2)
+                  for (j = 0; j < wr; ++j) edge[i * pw + j] = bias0[i * bias_i + j * bias_j];
                 for (j = acc ? wr : 0; j < pw; ++j) edge[i * pw + j] = 0.0f;
               }
               if (h == mr) {
@@ -570,7 +600,7 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
               }
               /* The epilogue on the valid part only (the bias has no elements past it). */
               if (last) {
-                tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
+                tep.bias = bias0;
                 ireec_uk_epilogue_block(&tep, edge, pw, h, wr);
               }
               for (i = 0; i < h; ++i) memcpy(c + i * ldc + off, edge + i * pw, (size_t)wr * sizeof(float));
@@ -637,8 +667,9 @@ typedef struct {
   int64_t w_c, w_ty, w_tx;
   float *out;
   int64_t out_c, out_y, out_x;
-  /* IREEC_UK_FLAG_ACCUMULATE (else the sums start from zero and out is only written) and
-   * the epilogue's flags, its per-channel bias (bias[c * bias_c]) and bounds. */
+  /* IREEC_UK_FLAG_ACCUMULATE (else the sums start from zero, or from the bias with
+   * IREEC_UK_FLAG_BIAS_INIT, and out is only written) and the epilogue's flags, its
+   * per-channel bias (bias[c * bias_c]) and bounds. */
   int flags;
   const float *bias;
   int64_t bias_c;
@@ -670,7 +701,8 @@ static inline void ireec_uk_dwconv_scalar(const ireec_uk_dwconv_params_t *p, int
         const float *in = p->in + c * p->in_c + y * p->in_y + x * p->in_x;
         const float *w = p->w + c * p->w_c;
         float *o = p->out + c * p->out_c + y * p->out_y + x * p->out_x;
-        float acc = (p->flags & IREEC_UK_FLAG_ACCUMULATE) ? *o : 0.0f;
+        float acc = (p->flags & IREEC_UK_FLAG_ACCUMULATE) ? *o
+                    : (p->flags & IREEC_UK_FLAG_BIAS_INIT) ? p->bias[c * p->bias_c] : 0.0f;
         for (ty = 0; ty < p->KH; ++ty)
           for (tx = 0; tx < p->KW; ++tx) acc += in[ty * p->in_ty + tx * p->in_tx] * w[ty * p->w_ty + tx * p->w_tx];
         if (p->flags & IREEC_UK_FLAG_EPILOGUE) {
@@ -704,8 +736,9 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     const float *src = in + y * in_y + x * in_x;                                           \
     float *dst = out + y * out_y + x;                                                      \
     for (r = 0; r < ROWS; ++r) {                                                           \
-      if (accumulate) memcpy(&acc[r], dst + r * out_y, sizeof(VT));                        \
-      else acc[r] = (VT){0};                                                               \
+      if (accumulate == 1) memcpy(&acc[r], dst + r * out_y, sizeof(VT));                   \
+      else if (accumulate == 0) acc[r] = (VT){0};                                          \
+      else IREEC_UK_SPLAT(VT, W, acc[r], e.bias[c * e.bias_i])                             \
     }                                                                                      \
     for (ty = 0; ty < KH; ++ty)                                                            \
       for (tx = 0; tx < KW; ++tx) {                                                        \
@@ -749,8 +782,9 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     const float *src = p->in + i * io + j * pi + c;                                        \
     for (q = 0; q < NP; ++q)                                                               \
       for (v = 0; v < NV; ++v) {                                                           \
-        if (accumulate) memcpy(&acc[q][v], o + q * po + v * W, sizeof(VT));                \
-        else acc[q][v] = (VT){0};                                                          \
+        if (accumulate == 1) memcpy(&acc[q][v], o + q * po + v * W, sizeof(VT));           \
+        else if (accumulate == 0) acc[q][v] = (VT){0};                                     \
+        else memcpy(&acc[q][v], e.bias + c + v * W, sizeof(VT));                           \
       }                                                                                    \
     for (ty = 0; ty < KH; ++ty)                                                            \
       for (tx = 0; tx < KW; ++tx) {                                                        \
@@ -793,7 +827,9 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
     const int64_t in_y = p->in_y, in_x = p->in_x, in_ty = p->in_ty, in_tx = p->in_tx;      \
     const int64_t w_ty = p->w_ty, w_tx = p->w_tx, out_y = p->out_y, out_x = p->out_x;      \
     const int chans = p->in_c == 1 && p->w_c == 1 && p->out_c == 1;                        \
-    const int accumulate = (p->flags & IREEC_UK_FLAG_ACCUMULATE) != 0;                     \
+    /* Start from out (1), from the bias (2) or from zero (0). */                          \
+    const int accumulate = (p->flags & IREEC_UK_FLAG_ACCUMULATE) ? 1                      \
+                           : (p->flags & IREEC_UK_FLAG_BIAS_INIT) ? 2 : 0;                 \
     /* The epilogue: a bias scalar per channel along rows, a vector of channels along      \
      * channels (bias_c is 1 there). */                                                    \
     ireec_uk_epilogue_t e = ireec_uk_dwconv_epilogue(p);                                   \
@@ -844,7 +880,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
         ireec_uk_dwconv_params_t rest = *p;                                                \
         rest.C = C - cend;                                                                 \
         rest.in += cend;                                                                   \
-        rest.bias += rest.bias != NULL ? cend * p->bias_c : 0;                             \
+        if (rest.bias != NULL) rest.bias += cend * p->bias_c;                              \
         rest.w += cend;                                                                    \
         rest.out += cend;                                                                  \
         NARROW(&rest);                                                                     \

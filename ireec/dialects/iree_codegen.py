@@ -16,7 +16,8 @@ own operand form (printed generically):
   With an epilogue (ireec/passes/hal/ukernel_epilogue.py) the bias memref follows %work and
   its origin follows C's, and the attributes say which steps apply:
   ``bias_strides = array<i64: along i, along j>``, ``clamp_lo = lo : f32`` (``lo_keeps_nan``),
-  ``clamp_hi = hi : f32`` (``hi_replaces_nan``)
+  ``clamp_hi = hi : f32`` (``hi_replaces_nan``); with ``bias_init`` the bias is where the sums
+  start (``accumulate = false``), not a step after them
 
 - the CPU depthwise convolution (ireec/passes/hal/convert_linalg_to_loops.py,
   runtime_c/ireec_ukernel.h)::

@@ -84,7 +84,9 @@ def test_sgemm_transposed_operands(layout, m, n, k):
 def test_zero_init_is_overwritten_and_other_inits_accumulate(target):
     """A zero fill of C right before the micro-kernel is dropped and the call starts its sums
     from zero (flags 0: C is only written, over edge tiles and several k blocks too); a
-    bias broadcast as the init is accumulated onto (IREEC_UK_FLAG_ACCUMULATE)."""
+    bias broadcast as the init (along either dim) becomes the call's start
+    (IREEC_UK_FLAG_BIAS_INIT, C only written), bit-identical to the same values computed by
+    another dispatch as the init."""
     m, n, k = 67, 45, 600
     zero = _matmul_src(m, n, k, "nn")
     kernels = compile_to_c(zero, "t.mlir", target=target).files["t_kernels.c"]
@@ -94,21 +96,38 @@ def test_zero_init_is_overwritten_and_other_inits_accumulate(target):
     out = np.full((m, n), np.nan, np.float32)  # C holds NaNs first: an overwrite never reads them
     ireec.compile_source(zero, target=target).f(a, b, out=out)
     np.testing.assert_allclose(out, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4 * np.sqrt(k))
-    bias = zero.replace("%zero = arith.constant 0.0 : f32\n", "").replace(
-        f"%c = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>",
-        f"%c = linalg.broadcast ins(%v : tensor<{n}xf32>) outs(%e : tensor<{m}x{n}xf32>) dimensions = [0]").replace(
-        f"%b: tensor<{k}x{n}xf32>)", f"%b: tensor<{k}x{n}xf32>, %v: tensor<{n}xf32>)")
-    kernels = compile_to_c(bias, "t.mlir", target=target).files["t_kernels.c"]
-    assert "IREEC_UK_FLAG_ACCUMULATE);" in kernels
-    v = np.random.default_rng(5).standard_normal(n).astype(np.float32)
-    np.testing.assert_allclose(ireec.compile_source(bias, target=target).f(a, b, v),
-                               a.astype(np.float64) @ b + v, rtol=1e-4, atol=1e-4 * np.sqrt(k))
+    fill = f"%c = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>"
+    # The init computed (cin + z, z = -0.0: the same values) by its own dispatch: read from
+    # that buffer.
+    t = f"tensor<{m}x{n}xf32>"
+    ident = "affine_map<(d0, d1) -> (d0, d1)>"
+    computed = zero.replace(fill, f"""%c = linalg.generic {{indexing_maps = [{ident}, {ident}, {ident}],
+        iterator_types = ["parallel", "parallel"]}} ins(%cin, %z : {t}, {t}) outs(%e : {t}) {{
+      ^bb0(%p: f32, %q: f32, %o: f32):
+        %s0 = arith.addf %p, %q : f32
+        linalg.yield %s0 : f32
+      }} -> {t}""").replace(f"%b: tensor<{k}x{n}xf32>)", f"%b: tensor<{k}x{n}xf32>, %cin: {t}, %z: {t})")
+    accumulated = ireec.compile_source(computed, target=target)
+    minus_zero = np.full((m, n), -0.0, np.float32)
+    for along, size in ((0, n), (1, m)):
+        bias = zero.replace(fill, f"%c = linalg.broadcast ins(%v : tensor<{size}xf32>) outs(%e : tensor<{m}x{n}xf32>) "
+                                  f"dimensions = [{along}]").replace(
+            f"%b: tensor<{k}x{n}xf32>)", f"%b: tensor<{k}x{n}xf32>, %v: tensor<{size}xf32>)")
+        kernels = compile_to_c(bias, "t.mlir", target=target).files["t_kernels.c"]
+        assert "IREEC_UK_FLAG_BIAS_INIT" in kernels and "ACCUMULATE" not in kernels
+        v = np.random.default_rng(5).standard_normal(size).astype(np.float32)
+        v[0] = -0.0
+        out = np.full((m, n), np.nan, np.float32)
+        ireec.compile_source(bias, target=target).f(a, b, v, out=out)
+        init = np.ascontiguousarray(np.broadcast_to(v[None, :] if along == 0 else v[:, None], (m, n)))
+        np.testing.assert_array_equal(out.view(np.uint32),
+                                      accumulated.f(a, b, init, minus_zero).view(np.uint32))
 
 
 def test_batch_matmul_through_the_ukernel():
     from .test_fusion_tiling import BATCH_MATMUL
     out = compile_to_c(BATCH_MATMUL, "t.mlir", target="c")
-    assert "ireec_uk_sgemm(" in out.files["t_kernels.c"] and "ireec_ukernel.h" in out.files
+    assert "ireec_uk_sgemm" in out.files["t_kernels.c"] and "ireec_ukernel.h" in out.files
     r = np.random.default_rng(2)
     a = r.standard_normal((3, 67, 17)).astype(np.float32)
     b = r.standard_normal((3, 17, 71)).astype(np.float32)
@@ -205,7 +224,7 @@ def test_conv_through_the_ukernel(target, n, h, w, c, kh, kw, f, stride, dilatio
     """NHWC/HWCF convolutions (with a fused relu) call the micro-kernel once per batch
     element, output row and filter tap (implicit GEMM) and match numpy."""
     src, oh, ow = _conv_src(n, h, w, c, kh, kw, f, stride, dilation)
-    assert "ireec_uk_sgemm(" in compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
+    assert "ireec_uk_sgemm" in compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
     r = np.random.default_rng(5)
     x = r.standard_normal((n, h, w, c)).astype(np.float32)
     flt = r.standard_normal((kh, kw, c, f)).astype(np.float32)
@@ -255,7 +274,7 @@ func.func @f(%x: tensor<2x16x64xf32>, %w: tensor<64x48xf32>) -> tensor<2x16x48xf
   return %r : tensor<2x16x48xf32>
 }
 """
-    assert "ireec_uk_sgemm(" in compile_to_c(src, "t.mlir", target="openmp").files["t_kernels.c"]
+    assert "ireec_uk_sgemm" in compile_to_c(src, "t.mlir", target="openmp").files["t_kernels.c"]
     r = np.random.default_rng(7)
     x = r.standard_normal((2, 16, 64)).astype(np.float32)
     w = r.standard_normal((64, 48)).astype(np.float32)

@@ -182,3 +182,39 @@ def test_dwconv_consumer_is_bit_identical(target, layout, c, h, w, s, name):
     bias = v[None, :, None, None] if layout == "nchw" else v[None, None, None, :]
     want = ref(plain, np.broadcast_to(bias, plain.shape)).astype(np.float32)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+@pytest.mark.parametrize("name", ["clamp_nan_to_hi", "bias_only"])
+def test_dwconv_bias_init(target, layout, name):
+    """A depthwise convolution starting from its bias broadcast (torch-mlir's form) starts
+    from the bias in the micro-kernel (IREEC_UK_FLAG_BIAS_INIT) unless the consumer adds a
+    bias too (one bias per call: the broadcast keeps its loop); against numpy."""
+    c, h, w, s = 24, 17, 21, 2
+    body = BODIES[name][0]
+    src = _dwconv_src(layout, c, h, w, s, body)
+    o_t = src.split("%e = tensor.empty() : ")[1].split("\n")[0]
+    dims = "[0, 2, 3]" if layout == "nchw" else "[0, 1, 2]"
+    src = src.replace(f"%z = linalg.fill ins(%zero : f32) outs(%e : {o_t}) -> {o_t}",
+                      f"%z = linalg.broadcast ins(%v : tensor<{c}xf32>) outs(%e : {o_t}) dimensions = {dims}")
+    kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
+    call = next(ln for ln in kernels.splitlines() if "ireec_uk_dwconv" in ln)
+    assert ("IREEC_UK_FLAG_BIAS_INIT" in call) == (name != "bias_only"), call
+    assert ("= binding" in kernels) == (name == "bias_only")  # the broadcast's own loop
+    r = np.random.default_rng(3)
+    x_shape = (1, c, h, w) if layout == "nchw" else (1, h, w, c)
+    a = (3 * r.standard_normal(x_shape)).astype(np.float32)
+    b = r.standard_normal((c, 3, 3) if layout == "nchw" else (3, 3, c)).astype(np.float32)
+    v = (2 * r.standard_normal(c)).astype(np.float32)
+    x = a if layout == "nchw" else a.transpose(0, 3, 1, 2)
+    f = b if layout == "nchw" else b.transpose(2, 0, 1)
+    oh, ow = (h - 3) // s + 1, (w - 3) // s + 1
+    conv = np.zeros((1, c, oh, ow)) + v[None, :, None, None]
+    for ty in range(3):
+        for tx in range(3):
+            conv += x[:, :, ty: ty + s * (oh - 1) + 1: s, tx: tx + s * (ow - 1) + 1: s] * f[None, :, ty, tx, None, None]
+    want = BODIES[name][1](conv, np.broadcast_to(v[None, :, None, None], conv.shape))
+    got = ireec.compile_source(src, target=target).f(a, b, v)
+    got = got if layout == "nchw" else got.transpose(0, 3, 1, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

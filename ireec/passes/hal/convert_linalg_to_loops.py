@@ -486,11 +486,106 @@ def _fusable_epilogue(op: Operation, plan):
     if found is None or found[2] is None:
         return found
     g, em, (bias, b_map) = found
-    st = _pointer_strides((bias,))[0]
-    bi, bj = loop_stride(b_map, st, match.i), loop_stride(b_map, st, match.j)
-    if bi is None or bj not in (0, 1):
+    strides = _ukernel_bias_strides(op, bias, b_map)
+    return None if strides is None else (g, em, (bias, b_map, strides))
+
+
+def _ukernel_bias_strides(op: Operation, bias: Value, b_map: AffineMap) -> Optional[Tuple[int, ...]]:
+    """The ``bias_strides`` of a bias memref indexed through ``b_map`` (over micro-kernel op
+    ``op``'s loops) as the micro-kernel reads it: along i and j for ``ireec_uk_sgemm``
+    (j: 0 or 1), ``(1,)`` for ``ireec_uk_dwconv`` (a contiguous per-channel vector, constant
+    along the output pixels); None when it cannot."""
+    st = _pointer_strides((bias,))
+    if st is None:
         return None
-    return g, em, (bias, b_map, (bi, bj))
+    maps = generic_maps(op)
+    if "ireec.ukernel_blocking" in op.attributes:
+        match = UK.match_sgemm(op, loop_order(op, maps[0].num_dims))
+        if match is None:
+            return None
+        bi, bj = loop_stride(b_map, st[0], match.i), loop_stride(b_map, st[0], match.j)
+        return None if bi is None or bj not in (0, 1) else (bi, bj)
+    match = UK.match_dwconv(op, loop_order(op, maps[0].num_dims))
+    if match is None or loop_stride(b_map, st[0], match.c) != 1 or any(
+            loop_stride(b_map, st[0], d) != 0 for d in (match.y, match.x) if d is not None):
+        return None
+    return (1,)
+
+
+def _op_before(op: Operation) -> Optional[Operation]:
+    """The op of ``op``'s block before it, constants skipped."""
+    blk = op.parent
+    i = blk.ops.index(op) - 1
+    while i >= 0 and blk.ops[i].name == "arith.constant":
+        i -= 1
+    return blk.ops[i] if i >= 0 else None
+
+
+def _bias_init(op: Operation, out: Value, out_map: AffineMap):
+    """``(broadcast, bias, its indexing map over op's loops)`` when the op right before
+    micro-kernel op ``op`` broadcasts an f32 memref into all of ``out`` (its output, through
+    ``out_map``) over the same workgroup tile, the micro-kernel can read that bias
+    (:func:`_ukernel_bias_strides`) and no epilogue bias follows; else None."""
+    g = _op_before(op)
+    if g is None or g.name != "linalg.generic" or L.outputs(g) != [out] or len(L.inputs(g)) != 1:
+        return None
+    bias = L.inputs(g)[0]
+    body = L.payload(g)
+    ops = list(body.ops)
+    if (any(t != L.PARALLEL for t in L.iterator_types(g)) or len(ops) != 1
+            or list(ops[0].operands) != [body.args[0]] or bias is out
+            or not isinstance(bias.type, T.MemRefType) or bias.type.element_type != T.f32):
+        return None
+    maps = generic_maps(g)
+    if [getattr(e, "pos", None) for e in maps[1].results] != list(range(maps[1].num_dims)):
+        return None  # the broadcast's loops are the output's dims, in order
+    if _distributed_positions(g, maps[1]) != _distributed_positions(op, out_map):
+        return None
+    results = []
+    for e in maps[0].results:
+        if isinstance(e, AffineDim):
+            results.append(out_map.results[e.pos])
+        elif isinstance(e, AffineConst):
+            results.append(e)
+        else:
+            return None
+    b_map = AffineMap(out_map.num_dims, 0, tuple(results))
+    if _ukernel_bias_strides(op, bias, b_map) is None:
+        return None
+    after = _consumer_epilogue(op, out, out_map)
+    if after is not None and after[2] is not None:
+        return None  # one bias per call: the consumer's
+    return g, bias, b_map
+
+
+def _fold_bias_inits_into_ukernels(kernel: Operation) -> None:
+    """A bias broadcast into the whole output tile right before a micro-kernel op that
+    writes each element once (:func:`_overwritable_output`; torch-mlir's linear layers and
+    convolutions start from their bias this way) becomes the call's start
+    (``IREEC_UK_FLAG_BIAS_INIT``: the sums start from the bias in registers, the same order
+    as the loop nest): the broadcast is marked ``ireec.ukernel_init`` (left for the call's
+    lowering to take) and the op ``ireec.ukernel_bias_init``."""
+    for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
+        out = _overwritable_output(op)
+        if out is None or "ireec.ukernel_overwrite" in op.attributes:
+            continue
+        found = _bias_init(op, *out)
+        if found is None:
+            continue
+        found[0].attributes["ireec.ukernel_init"] = UnitAttr()
+        op.attributes["ireec.ukernel_bias_init"] = UnitAttr()
+
+
+def _take_bias_init(op: Operation, out: Value, out_map: AffineMap):
+    """For ``op`` marked by :func:`_fold_bias_inits_into_ukernels`: ``(broadcast, (bias, its
+    map), bias_strides)`` for its call; else None."""
+    if "ireec.ukernel_bias_init" not in op.attributes:
+        return None
+    found = _bias_init(op, out, out_map)
+    if found is None:
+        return None
+    g, bias, b_map = found
+    return g, (bias, b_map), _ukernel_bias_strides(op, bias, b_map)
 
 
 @register_pass
@@ -507,11 +602,12 @@ class ConvertLinalgToLoopsPass(Pass):
         seen = set()
         for k in kernels:
             _elide_zero_fills_of_ukernel_outputs(k)
+            _fold_bias_inits_into_ukernels(k)
             tiles = _Tiles(k)
             for op in [o for o in k.walk() if o.name == "linalg.generic"]:
                 seen.add(id(op))
-                if op.parent is None:
-                    continue  # an epilogue a micro-kernel call took
+                if op.parent is None or "ireec.ukernel_init" in op.attributes:
+                    continue  # an epilogue or init a micro-kernel call took (or takes next)
                 self._check(op)
                 self.lower(op, tiles)
         for op in [o for o in module.walk() if o.name == "linalg.generic" and id(o) not in seen]:
@@ -537,15 +633,24 @@ class ConvertLinalgToLoopsPass(Pass):
         tile_of = {d: k for k, d in enumerate(dist) if d >= 0}
         # All bounds before the outermost loop.
         ubs = [tiles.sizes[tile_of[d]] if d in tile_of else ib.const(r) for d, r in enumerate(ranges)]
-        if "ireec.ukernel_blocking" in op.attributes and (
+        init = _op_before(op) if "ireec.ukernel_bias_init" in op.attributes else None
+        if init is not None and "ireec.ukernel_init" not in init.attributes:
+            init = None
+        if ("ireec.ukernel_blocking" in op.attributes and (
                 ConvertLinalgToLoopsPass._lower_to_ukernel(op, ubs, tile_of, tiles, ib)
-                or ConvertLinalgToLoopsPass._lower_im2col(op, ubs, tile_of, tiles, ib)):
+                or ConvertLinalgToLoopsPass._lower_im2col(op, ubs, tile_of, tiles, ib))) or (
+                UK.DWCONV in str(op.attributes.get("iree_codegen.ukernel", ""))
+                and ConvertLinalgToLoopsPass._lower_dwconv(op, ubs, tile_of, tiles, ib)):
             op.erase()
+            if init is not None and init.parent is not None:  # the call did not take it
+                del init.attributes["ireec.ukernel_init"]
+                ConvertLinalgToLoopsPass.lower(init, tiles)
             return
-        if UK.DWCONV in str(op.attributes.get("iree_codegen.ukernel", "")) and \
-                ConvertLinalgToLoopsPass._lower_dwconv(op, ubs, tile_of, tiles, ib):
-            op.erase()
-            return
+        if init is not None:
+            # No micro-kernel call took the bias init left for it: its own loops first.
+            del init.attributes["ireec.ukernel_init"]
+            ConvertLinalgToLoopsPass.lower(init, tiles)
+            b.index = op.parent.ops.index(op)
         order = loop_order(op, len(ranges))
         maxes = [tiles.tiles[tile_of[d]] if d in tile_of else r for d, r in enumerate(ranges)]
         plan = register_block_plan(op, ubs, maxes, order)
@@ -664,10 +769,11 @@ class ConvertLinalgToLoopsPass(Pass):
             return False
         match, (a, bm, c), (a_map, b_map, c_map), strides = plan
         mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
+        init = _take_bias_init(op, c, c_map)  # before anything is built between it and op
+        epilogue = _fusable_epilogue(op, plan)
         b = ib.b
         work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
                            attrs={"ireec.ukernel_work": UnitAttr()}).result
-        epilogue = _fusable_epilogue(op, plan)
         operands = [(a, a_map), (bm, b_map), (c, c_map)]
         attrs = {}
         if epilogue is not None:
@@ -675,6 +781,9 @@ class ConvertLinalgToLoopsPass(Pass):
             if bias is not None:
                 operands.append(bias[:2])
             attrs = _epilogue_attrs(em, bias[2] if bias is not None else None)
+        if init is not None:
+            operands.append(init[1])
+            attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
         inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib, operands)
         mems = [v for v, _ in operands]
         inner.create("iree_codegen.ukernel.generic",
@@ -684,10 +793,11 @@ class ConvertLinalgToLoopsPass(Pass):
                       "u_kernel_fn_name": StringAttr(UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),
                       "blocking": DenseArrayAttr(T.i64, (mc, nc, kc)),
-                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                      "accumulate": BoolAttr(init is None and "ireec.ukernel_overwrite" not in op.attributes),
                       **attrs})
-        if epilogue is not None:
-            epilogue[0].erase()
+        for taken in (epilogue, init):
+            if taken is not None:
+                taken[0].erase()
         return True
 
     @staticmethod
@@ -726,15 +836,16 @@ class ConvertLinalgToLoopsPass(Pass):
         operands = [(img, i_map), (flt, f_map), (out, o_map)]
         epilogue, attrs = _consumer_epilogue(op, out, o_map), {}
         if epilogue is not None and epilogue[2] is not None:
-            # ireec_uk_dwconv_fused reads a per-channel bias, contiguous.
-            b_st, b_map = _pointer_strides((epilogue[2][0],))[0], epilogue[2][1]
-            if loop_stride(b_map, b_st, match.c) == 1 and all(
-                    loop_stride(b_map, b_st, d) == 0 for d in (match.y, match.x) if d is not None):
+            if _ukernel_bias_strides(op, *epilogue[2]) is not None:
                 operands.append(epilogue[2])
             else:
                 epilogue = None
         if epilogue is not None:
             attrs = _epilogue_attrs(epilogue[1], (1,) if epilogue[2] is not None else None)
+        init = _take_bias_init(op, out, o_map)
+        if init is not None:
+            operands.append(init[1])
+            attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
         inner, origin = _call_site(op, ib.b, match.batch, ubs, tile_of, tiles, ib, operands)
         sizes = [ubs[match.c], c1 if match.y is None else ubs[match.y], ubs[match.x]]
         inner.create("iree_codegen.ukernel.generic", [v for v, _ in operands] + origin + sizes, [],
@@ -743,10 +854,11 @@ class ConvertLinalgToLoopsPass(Pass):
                       "u_kernel_fn_name": StringAttr(UK.DWCONV),
                       "strides": DenseArrayAttr(T.i64, strides),
                       "window": DenseArrayAttr(T.i64, window),
-                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                      "accumulate": BoolAttr(init is None and "ireec.ukernel_overwrite" not in op.attributes),
                       **attrs})
-        if epilogue is not None:
-            epilogue[0].erase()
+        for taken in (epilogue, init):
+            if taken is not None:
+                taken[0].erase()
         return True
 
     @staticmethod

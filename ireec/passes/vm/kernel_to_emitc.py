@@ -93,7 +93,8 @@ def c_param(ctype_: str, name: str) -> str:
 def _ukernel_epilogue_args(op: Operation, bias: Optional[str]):
     """``(callee, trailing args)`` of a CPU micro-kernel call: the ``_fused`` variant of
     runtime_c/ireec_ukernel.h with ``flags, bias pointer, bias strides..., lo, hi`` when
-    ``op`` has an epilogue (ireec/passes/hal/ukernel_epilogue.py) or does not accumulate;
+    ``op`` has an epilogue (ireec/passes/hal/ukernel_epilogue.py), starts from a bias
+    (``bias_init``) or does not accumulate;
     else the plain function and no extra arguments (the sgemm adds its flags itself)."""
     name = op.attributes["u_kernel_fn_name"].value
     acc = op.attributes.get("accumulate")
@@ -102,8 +103,10 @@ def _ukernel_epilogue_args(op: Operation, bias: Optional[str]):
     lo, hi = op.attributes.get("clamp_lo"), op.attributes.get("clamp_hi")
     if bias_st is None and lo is None and hi is None and (accumulate or name.endswith("sgemm")):
         return name, []
+    init = "bias_init" in op.attributes
     flags = [f for f, on in (("IREEC_UK_FLAG_ACCUMULATE", accumulate),
-                             ("IREEC_UK_FLAG_BIAS", bias_st is not None),
+                             ("IREEC_UK_FLAG_BIAS_INIT", init),
+                             ("IREEC_UK_FLAG_BIAS", bias_st is not None and not init),
                              ("IREEC_UK_FLAG_CLAMP_LO", lo is not None),
                              ("IREEC_UK_FLAG_LO_KEEPS_NAN", "lo_keeps_nan" in op.attributes),
                              ("IREEC_UK_FLAG_CLAMP_HI", hi is not None),
