@@ -217,18 +217,22 @@ typedef struct {
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
 #define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                    \
-  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
-                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
-                         const ireec_uk_epilogue_t *ep) {                                  \
+  ATTRS __attribute__((always_inline, unused)) static inline void NAME##_body(             \
+      int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,      \
+      int64_t ldc, int accumulate, const ireec_uk_epilogue_t *ep) {                        \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) {                                                           \
-        if (accumulate == 1) memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));          \
-        else if (accumulate == 0) acc[r][v] = (VT){0};                                     \
-        else if (ep->bias_j) memcpy(&acc[r][v], ep->bias + r * ep->bias_i + v * W, sizeof(VT)); \
-        else IREEC_UK_SPLAT(VT, W, acc[r][v], ep->bias[r * ep->bias_i])                    \
+        if (ep != NULL && accumulate == 2) {                                               \
+          if (ep->bias_j) memcpy(&acc[r][v], ep->bias + r * ep->bias_i + v * W, sizeof(VT)); \
+          else IREEC_UK_SPLAT(VT, W, acc[r][v], ep->bias[r * ep->bias_i])                  \
+        } else if (accumulate) {                                                           \
+          memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(VT));                             \
+        } else {                                                                           \
+          acc[r][v] = (VT){0};                                                             \
+        }                                                                                  \
       }                                                                                    \
     for (k = 0; k < kc; ++k) {                                                             \
       VT bv[NV];                                                                           \
@@ -246,21 +250,32 @@ typedef struct {
     }                                                                                      \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));        \
+  }                                                                                        \
+  /* Two copies of the body: without an epilogue it compiles as if there were none. */     \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
+                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
+                         const ireec_uk_epilogue_t *ep) {                                  \
+    if (ep == NULL) NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, NULL);             \
+    else NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep);                          \
   }
 /* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
  * 1 x (NV * lanes) tile. */
 #define IREEC_UK_SGEMM_ROW(NAME, ATTRS, VT, W, NV)                                         \
-  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
-                         const float *b, int64_t ldb, float *c, int accumulate,            \
-                         const ireec_uk_epilogue_t *ep) {                                  \
+  ATTRS __attribute__((always_inline, unused)) static inline void NAME##_body(             \
+      int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,      \
+      int accumulate, const ireec_uk_epilogue_t *ep) {                                     \
     VT acc[NV];                                                                            \
     int v;                                                                                 \
     int64_t k;                                                                             \
     for (v = 0; v < NV; ++v) {                                                             \
-      if (accumulate == 1) memcpy(&acc[v], c + v * W, sizeof(VT));                         \
-      else if (accumulate == 0) acc[v] = (VT){0};                                          \
-      else if (ep->bias_j) memcpy(&acc[v], ep->bias + v * W, sizeof(VT));                  \
-      else IREEC_UK_SPLAT(VT, W, acc[v], ep->bias[0])                                      \
+      if (ep != NULL && accumulate == 2) {                                                 \
+        if (ep->bias_j) memcpy(&acc[v], ep->bias + v * W, sizeof(VT));                     \
+        else IREEC_UK_SPLAT(VT, W, acc[v], ep->bias[0])                                    \
+      } else if (accumulate) {                                                             \
+        memcpy(&acc[v], c + v * W, sizeof(VT));                                            \
+      } else {                                                                             \
+        acc[v] = (VT){0};                                                                  \
+      }                                                                                    \
     }                                                                                      \
     for (k = 0; k < kc; ++k) {                                                             \
       const float s = a[k * lda];                                                          \
@@ -275,6 +290,12 @@ typedef struct {
       for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
     }                                                                                      \
     for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                       \
+  }                                                                                        \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
+                         const float *b, int64_t ldb, float *c, int accumulate,            \
+                         const ireec_uk_epilogue_t *ep) {                                  \
+    if (ep == NULL) NAME##_body(kc, a, lda, b, ldb, c, accumulate, NULL);                  \
+    else NAME##_body(kc, a, lda, b, ldb, c, accumulate, ep);                               \
   }
 typedef float ireec_uk_v4f __attribute__((vector_size(16)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2)
