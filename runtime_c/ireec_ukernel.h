@@ -157,6 +157,10 @@ typedef struct {
    * no work on zero padding, B read in place. NULL where there is none. */
   ireec_uk_sgemm_tile_fn half;
   ireec_uk_sgemm_row_fn half_row;
+  /* And for a quarter (mr x nr/4): the columns a block's last half-width piece leaves (an
+   * output of 24 channels is 16 + 8 on AVX-512, not 16 + a zero-padded copy of 16). */
+  ireec_uk_sgemm_tile_fn quarter;
+  ireec_uk_sgemm_row_fn quarter_row;
 } ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
@@ -342,11 +346,14 @@ typedef float ireec_uk_v16f __attribute__((vector_size(64)));
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 2)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 2)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 1)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x4, __attribute__((target("avx2,fma"))), ireec_uk_v4f, 4, 6, 1)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8v, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 1)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x32,
                     __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_32, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
                    ireec_uk_v16f, 16, 2)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x8, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
+                    ireec_uk_v8f, 8, 8, 1)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x16,
                     __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 1)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16v, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
@@ -360,9 +367,11 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
   isa->mr = 4; isa->nr = 8; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
   isa->half = ireec_uk_sgemm_tile_4x4; isa->half_row = ireec_uk_sgemm_row_4;
+  isa->quarter = NULL; isa->quarter_row = NULL;
 #else
   isa->mr = 4; isa->nr = 4; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
   isa->half = NULL; isa->half_row = NULL;
+  isa->quarter = NULL; isa->quarter_row = NULL;
 #endif
 #if defined(IREEC_UK_X86)
 #if !defined(__AVX512F__) && !defined(IREEC_NO_TARGET_CLONES)
@@ -372,17 +381,20 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
 #endif
     isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
     isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
+    isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
     return;
   }
 #elif !defined(__AVX512F__)
 #if defined(__AVX2__) && defined(__FMA__)
   isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
-    isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
+  isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
+  isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
 #endif
   return;
 #endif
   isa->mr = 8; isa->nr = 32; isa->tile = ireec_uk_sgemm_tile_8x32; isa->row = ireec_uk_sgemm_row_32;
   isa->half = ireec_uk_sgemm_tile_8x16; isa->half_row = ireec_uk_sgemm_row_16v;
+  isa->quarter = ireec_uk_sgemm_tile_8x8; isa->quarter_row = ireec_uk_sgemm_row_8v;
 #endif
 }
 
@@ -600,6 +612,19 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
               /* Fewer rows than a register tile: row by row. */
               for (i = 0; i < h; ++i) {
                 row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc, biased ? &tep : NULL);
+                tep.bias += bias_i;
+              }
+            }
+            /* Quarter-width pieces of what the half-width ones leave (b: the packed panel). */
+            for (; half && isa.quarter != NULL && off + nr / 4 <= w; off += nr / 4) {
+              if (biased) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
+              if (h == mr) {
+                isa.quarter(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
+                continue;
+              }
+              for (i = 0; i < h; ++i) {
+                isa.quarter_row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc,
+                                biased ? &tep : NULL);
                 tep.bias += bias_i;
               }
             }

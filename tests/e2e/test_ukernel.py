@@ -57,8 +57,10 @@ def _operands(m, n, k, layout, seed=0):
 
 #: The last two pack B (a kc x nc block wider than IREEC_UK_SGEMM_DIRECT_B_BYTES) into full,
 #: half-width and zero-padded panels.
+#: Column counts past whole register tiles take the half- and quarter-width kernels (24 = 16 +
+#: 8 and 45 = 32 + 8 + 5 on AVX-512) and a zero-padded copy for the rest.
 SIZES = [(1, 1, 1), (1, 256, 784), (7, 31, 33), (33, 7, 129), (129, 33, 7), (31, 129, 300), (8, 256, 784),
-         (67, 1030, 999), (2049, 2047, 33)]
+         (67, 1030, 999), (2049, 2047, 33), (256, 24, 64), (13, 45, 20), (5, 8, 9)]
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
