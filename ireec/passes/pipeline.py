@@ -22,6 +22,7 @@ from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
 from .hal.math_algebraic_simplification import MathAlgebraicSimplificationPass
 from .hal.math_transform import MathTransformPass
+from .hal.promote_narrow_operands import PromoteNarrowOperandsPass
 from .hal.select_lowering_strategy import SelectLoweringStrategyPass
 from .hal.gpu_select_lowering_strategy import LLVMGPUSelectLoweringStrategyPass
 from .hal.gpu_lower_to_ukernels import GPULowerToUKernelsPass
@@ -98,6 +99,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", LLVMGPUSelectLoweringStrategyPass, "GPU targets: per dispatch kind (elementwise, reduction, contraction, other) the tile sizes, workgroup count = grid and workgroup size = block"),
     ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings, intermediates in per-tile temporaries"),
     ("hal", GPULowerToUKernelsPass, "GPU targets: matmul roots (f32, f16, bf16) become calls of the shared-memory tiled device micro-kernel their config names"),
+    ("hal", PromoteNarrowOperandsPass, "CPU targets: i1 masks read next to f32 data are widened once into an i32 stack copy, so the loops reading them vectorize at full width"),
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
     ("hal", MathAlgebraicSimplificationPass, "powers with a small constant integer exponent (x^2, x^3, 1/x) become multiplications, not a scalar libm pow call per element"),
     ("hal", MathTransformPass, "f32 tanh and exp in kernels become branch-free polynomial approximations the C compiler vectorizes, not a scalar libm call per element"),

@@ -94,6 +94,10 @@ class Target(abc.ABC):
     #: ``IREEC_SIMD_REDUCTION`` (``iree-llvmcpu-reassociate-fp-reductions``; C targets, whose
     #: builds enable it unless ``--strict-fp``).
     reassociate_fp_reductions: bool = False
+    #: Whether kernels widen their ``i1`` inputs read next to 32-bit data into an ``i32``
+    #: stack copy first (``ireec-promote-narrow-operands``; C targets, whose compilers size
+    #: SIMD vectors by the narrowest element of a loop).
+    promote_narrow_operands: bool = False
 
     # ------------------------------------------------------------------ identity
     def __eq__(self, other) -> bool:

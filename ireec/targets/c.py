@@ -268,6 +268,7 @@ class CTarget(Target):
     ldflags: tuple = ()
     ukernels = ("ireec_uk_sgemm", "ireec_uk_dwconv")
     reassociate_fp_reductions = True
+    promote_narrow_operands = True
     fuse_padding_into_consumers = True
     #: Flags that let reduction loops vectorize (``IREEC_SIMD_REDUCTION``: OpenMP's ``simd``
     #: pragma alone, no OpenMP runtime), left out under :attr:`strict_fp`.
