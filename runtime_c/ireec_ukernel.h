@@ -164,15 +164,9 @@ typedef struct {
 } ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
-/* IREEC_UK_SPLAT(VT, W, X, S): X = S in every lane (not `(VT){0} + S`, which turns -0.0 into
- * +0.0). */
-#define IREEC_UK_SPLAT(VT, W, X, S)                                                        \
-  {                                                                                        \
-    float t_[W];                                                                           \
-    int l_;                                                                                \
-    for (l_ = 0; l_ < W; ++l_) t_[l_] = (S);                                               \
-    memcpy(&(X), t_, sizeof(VT));                                                          \
-  }
+/* IREEC_UK_SPLAT(VT, W, X, S): X = S in every lane: S - (+0.0) is S itself for every S, -0.0
+ * included (unlike `(VT){0} + S`, which turns -0.0 into +0.0), so it compiles to a broadcast. */
+#define IREEC_UK_SPLAT(VT, W, X, S) { (X) = (S) - (VT){0}; }
 /* IREEC_UK_EPILOGUE_SETUP(VT, W, EP): for epilogue EP (not NULL), the vector type of its
  * comparison masks (ep_vi) and lo, hi in every lane (ep_lo, ep_hi). */
 #define IREEC_UK_EPILOGUE_SETUP(VT, W, EP)                                                 \
@@ -183,47 +177,82 @@ typedef struct {
     ep_lo[ep_l] = (EP)->lo;                                                                \
     ep_hi[ep_l] = (EP)->hi;                                                                \
   }
-/* IREEC_UK_EPILOGUE(VT, X, BP): the epilogue (see ireec_uk_epilogue1) on the
- * vector X, whose bias elements start at BP (a vector of them when ep->bias_j is 1, one
- * for all lanes when 0); selects through masks, as the scalar `?:` (no min/max
- * instructions, whose NaN and signed-zero rules differ). */
-#define IREEC_UK_EPILOGUE(VT, X, BP)                                                       \
+/* IREEC_UK_EPILOGUE_N(VT, X, N, FLAGS, BP): the epilogue (see ireec_uk_epilogue1) with
+ * flags FLAGS on the N vectors X[0 .. N), the bias elements of X[n_] starting at BP (an
+ * expression of n_: a vector of them when ep->bias_j is 1, one for all lanes when 0). Each
+ * flag is tested once for all N vectors (a compile-time constant in the kernels' common
+ * cases), so each step is a straight run of vector operations on registers; selects go
+ * through masks, as the scalar `?:` (no min/max instructions, whose NaN and signed-zero
+ * rules differ). */
+#define IREEC_UK_EPILOGUE_N(VT, X, N, FLAGS, BP)                                           \
   {                                                                                        \
-    const int f_ = ep->flags;                                                              \
-    ep_vi m_;                                                                              \
+    const int f_ = (FLAGS);                                                                \
+    int n_;                                                                                \
     if (f_ & IREEC_UK_FLAG_BIAS) {                                                         \
       if (ep->bias_j) {                                                                    \
-        VT b_;                                                                             \
-        memcpy(&b_, (BP), sizeof(VT));                                                     \
-        X = X + b_;                                                                        \
+        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+          VT b_;                                                                           \
+          memcpy(&b_, (BP), sizeof(VT));                                                   \
+          (X)[n_] = (X)[n_] + b_;                                                          \
+        }                                                                                  \
       } else {                                                                             \
-        X = X + *(BP);                                                                     \
+        for (n_ = 0; n_ < (N); ++n_) (X)[n_] = (X)[n_] + *(BP);                            \
       }                                                                                    \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_LO) {                                                     \
       /* x > lo, or with a NaN kept: !(x <= lo), true for NaNs (one compare). */           \
-      if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN) m_ = ~(ep_vi)(X <= ep_lo);                      \
-      else m_ = (ep_vi)(X > ep_lo);                                                        \
-      X = (VT)(((ep_vi)X & m_) | ((ep_vi)ep_lo & ~m_));                                    \
+      if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN)                                                 \
+        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+          const ep_vi m_ = ~(ep_vi)((X)[n_] <= ep_lo);                                     \
+          (X)[n_] = (VT)(((ep_vi)(X)[n_] & m_) | ((ep_vi)ep_lo & ~m_));                    \
+        }                                                                                  \
+      else                                                                                 \
+        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+          const ep_vi m_ = (ep_vi)((X)[n_] > ep_lo);                                       \
+          (X)[n_] = (VT)(((ep_vi)(X)[n_] & m_) | ((ep_vi)ep_lo & ~m_));                    \
+        }                                                                                  \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_HI) {                                                     \
-      if (f_ & IREEC_UK_FLAG_HI_REPLACES_NAN) {                                            \
-        m_ = (ep_vi)(X < ep_hi);                                                           \
-        X = (VT)(((ep_vi)X & m_) | ((ep_vi)ep_hi & ~m_));                                  \
-      } else {                                                                             \
-        m_ = (ep_vi)(ep_hi < X);                                                           \
-        X = (VT)(((ep_vi)ep_hi & m_) | ((ep_vi)X & ~m_));                                  \
-      }                                                                                    \
+      if (f_ & IREEC_UK_FLAG_HI_REPLACES_NAN)                                              \
+        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+          const ep_vi m_ = (ep_vi)((X)[n_] < ep_hi);                                       \
+          (X)[n_] = (VT)(((ep_vi)(X)[n_] & m_) | ((ep_vi)ep_hi & ~m_));                    \
+        }                                                                                  \
+      else                                                                                 \
+        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+          const ep_vi m_ = (ep_vi)(ep_hi < (X)[n_]);                                       \
+          (X)[n_] = (VT)(((ep_vi)ep_hi & m_) | ((ep_vi)(X)[n_] & ~m_));                    \
+        }                                                                                  \
     }                                                                                      \
   }
-/* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV): a micro-kernel with an
- * MR x (NV * lanes) register tile. The constant loops are unrolled by the compiler and the
+/* IREEC_UK_EPILOGUE_CASES(CALL, NAME): CALL(F, NAME) for the epilogue flags F that the tile kernels
+ * compile a copy of their body for (F a constant there: no flag tests, accumulators stay in
+ * registers): none, and the bias and relu / relu6 forms torch-mlir and StableHLO lower to
+ * (cmpf + select: CLAMP_LO | CLAMP_HI; arith.maximumf / minimumf: with LO_KEEPS_NAN), with
+ * the bias added (JAX) or started from (torch-mlir). Each copy costs compile time: only the
+ * AVX-512 and AVX2 tiles that most of the work goes through have them (8x32, 8x16, 6x16;
+ * with them 4x8 too, a module took 0.45 s more to compile with GCC 12). */
+#define IREEC_UK_EPILOGUE_CASES(CALL, NAME)                                                \
+  CALL(0, NAME)                                                                            \
+  CALL(IREEC_UK_FLAG_BIAS, NAME)                                                           \
+  CALL(IREEC_UK_FLAG_CLAMP_LO | IREEC_UK_FLAG_CLAMP_HI, NAME)                              \
+  CALL(IREEC_UK_FLAG_CLAMP_LO | IREEC_UK_FLAG_LO_KEEPS_NAN | IREEC_UK_FLAG_CLAMP_HI, NAME) \
+  CALL(IREEC_UK_FLAG_BIAS | IREEC_UK_FLAG_CLAMP_LO | IREEC_UK_FLAG_LO_KEEPS_NAN, NAME)     \
+  CALL(IREEC_UK_FLAG_BIAS | IREEC_UK_FLAG_CLAMP_LO | IREEC_UK_FLAG_LO_KEEPS_NAN | IREEC_UK_FLAG_CLAMP_HI, NAME)
+/* No copies but the generic one (the narrower tiles: fewer calls, less code to compile). */
+#define IREEC_UK_NO_EPILOGUE_CASES(CALL, NAME)
+/* One case of a tile kernel's switch over its epilogue flags (see IREEC_UK_SGEMM_TILE). */
+#define IREEC_UK_TILE_CASE(F, NAME)                                                        \
+  case (F): NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep, (F)); return;
+/* IREEC_UK_SGEMM_TILE(name, attributes, vector type, lanes, MR, NV, cases): a micro-kernel
+ * with an MR x (NV * lanes) register tile, with copies of its body for the epilogues `cases`
+ * lists (IREEC_UK_EPILOGUE_CASES or IREEC_UK_NO_EPILOGUE_CASES). The constant loops are unrolled by the compiler and the
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
-#define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV)                                    \
+#define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV, CASES)                             \
   ATTRS __attribute__((always_inline, unused)) static inline void NAME##_body(             \
       int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,      \
-      int64_t ldc, int accumulate, const ireec_uk_epilogue_t *ep) {                        \
+      int64_t ldc, int accumulate, const ireec_uk_epilogue_t *ep, const int ep_flags) {    \
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
@@ -246,21 +275,28 @@ typedef struct {
         for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                                   \
       }                                                                                    \
     }                                                                                      \
-    if (ep != NULL && (ep->flags & IREEC_UK_FLAG_EPILOGUE)) {                              \
+    if (ep != NULL && (ep_flags & IREEC_UK_FLAG_EPILOGUE)) {                               \
       IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                                   \
-      for (r = 0; r < MR; ++r)                                                             \
-        for (v = 0; v < NV; ++v)                                                           \
-          IREEC_UK_EPILOGUE(VT, acc[r][v], ep->bias + r * ep->bias_i + v * W * ep->bias_j) \
+      IREEC_UK_EPILOGUE_N(VT, &acc[0][0], MR * NV, ep_flags,                               \
+                          ep->bias + (n_ / NV) * ep->bias_i + (n_ % NV) * W * ep->bias_j)  \
     }                                                                                      \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));        \
   }                                                                                        \
-  /* Two copies of the body: without an epilogue it compiles as if there were none. */     \
+  /* Copies of the body: without an epilogue it compiles as if there were none; the common \
+   * epilogues (IREEC_UK_EPILOGUE_CASES) with their flags as constants; the rest tests    \
+   * them. */                                                                             \
   ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
                          const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
                          const ireec_uk_epilogue_t *ep) {                                  \
-    if (ep == NULL) NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, NULL);             \
-    else NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep);                          \
+    if (ep == NULL) {                                                                      \
+      NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, NULL, 0);                        \
+      return;                                                                              \
+    }                                                                                      \
+    switch (ep->flags & IREEC_UK_FLAG_EPILOGUE) {                                          \
+      CASES(IREEC_UK_TILE_CASE, NAME)                                                      \
+      default: NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep, ep->flags);         \
+    }                                                                                      \
   }
 /* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
  * 1 x (NV * lanes) tile. */
@@ -291,7 +327,7 @@ typedef struct {
     }                                                                                      \
     if (ep != NULL && (ep->flags & IREEC_UK_FLAG_EPILOGUE)) {                              \
       IREEC_UK_EPILOGUE_SETUP(VT, W, ep)                                                   \
-      for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[v], ep->bias + v * W * ep->bias_j) \
+      IREEC_UK_EPILOGUE_N(VT, acc, NV, ep->flags, ep->bias + n_ * W * ep->bias_j)         \
     }                                                                                      \
     for (v = 0; v < NV; ++v) memcpy(c + v * W, &acc[v], sizeof(VT));                       \
   }                                                                                        \
@@ -302,9 +338,9 @@ typedef struct {
     else NAME##_body(kc, a, lda, b, ldb, c, accumulate, ep);                               \
   }
 typedef float ireec_uk_v4f __attribute__((vector_size(16)));
-IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8, , ireec_uk_v4f, 4, 4, 2, IREEC_UK_NO_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8, , ireec_uk_v4f, 4, 2)
-IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x4, , ireec_uk_v4f, 4, 4, 1)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x4, , ireec_uk_v4f, 4, 4, 1, IREEC_UK_NO_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_4, , ireec_uk_v4f, 4, 1)
 #else
 /* 4 x 4 scalar accumulators (16 of the 32 single-precision registers of a Cortex-M4F); the
@@ -343,19 +379,24 @@ static void ireec_uk_sgemm_row_8(int64_t kc, const float *a, int64_t lda, const 
 #if defined(IREEC_UK_X86)
 typedef float ireec_uk_v8f __attribute__((vector_size(32)));
 typedef float ireec_uk_v16f __attribute__((vector_size(64)));
-IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 2)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 2,
+                    IREEC_UK_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 2)
-IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 1)
-IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x4, __attribute__((target("avx2,fma"))), ireec_uk_v4f, 4, 6, 1)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 6, 1,
+                    IREEC_UK_NO_EPILOGUE_CASES)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x4, __attribute__((target("avx2,fma"))), ireec_uk_v4f, 4, 6, 1,
+                    IREEC_UK_NO_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8v, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 1)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x32,
-                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2)
+                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2,
+                    IREEC_UK_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_32, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
                    ireec_uk_v16f, 16, 2)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x8, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
-                    ireec_uk_v8f, 8, 8, 1)
+                    ireec_uk_v8f, 8, 8, 1, IREEC_UK_NO_EPILOGUE_CASES)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x16,
-                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 1)
+                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 1,
+                    IREEC_UK_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16v, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
                    ireec_uk_v16f, 16, 1)
 #endif
@@ -797,7 +838,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
         }                                                                                  \
       }                                                                                    \
     if (ep != NULL)                                                                        \
-      for (r = 0; r < ROWS; ++r) IREEC_UK_EPILOGUE(VT, acc[r], ep->bias + c * ep->bias_i)  \
+      IREEC_UK_EPILOGUE_N(VT, acc, ROWS, ep->flags, ep->bias + c * ep->bias_i)             \
     for (r = 0; r < ROWS; ++r) memcpy(dst + r * out_y, &acc[r], sizeof(VT));               \
   }
 
@@ -846,8 +887,7 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
           }                                                                                \
       }                                                                                    \
     if (ep != NULL)                                                                        \
-      for (q = 0; q < NP; ++q)                                                             \
-        for (v = 0; v < NV; ++v) IREEC_UK_EPILOGUE(VT, acc[q][v], ep->bias + c + v * W)    \
+      IREEC_UK_EPILOGUE_N(VT, &acc[0][0], NP * NV, ep->flags, ep->bias + c + (n_ % NV) * W) \
     for (q = 0; q < NP; ++q)                                                               \
       for (v = 0; v < NV; ++v) memcpy(o + q * po + v * W, &acc[q][v], sizeof(VT));         \
   }
