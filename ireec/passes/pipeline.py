@@ -87,7 +87,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
     ("flow", Convert1X1FilterConv2DToMatmulPass, "convolutions with a 1x1 window and unit strides lose their window loops and become matmul-like generics; after elementwise fusion, so no producer is recomputed inside them"),
     ("flow", FormDispatchRegionsPass, "roots (matmul, conv, reductions, then the rest) with their fusable consumers and cloned fills/empties become dispatch regions"),
-    ("flow", CollapseDimensionsPass, "contiguous parallel dims of contraction regions (a 1x1 convolution's H and W) merge into one, so one micro-kernel call covers the whole image"),
+    ("flow", CollapseDimensionsPass, "contiguous dims of the same kind in contraction and reduction regions (a 1x1 convolution's H and W, a global pool's H and W) merge into one, so one micro-kernel call covers the whole image and a reduction vectorizes over whole rows"),
     ("flow", OutlineDispatchRegionsPass, "dispatch regions become flow.executables called by flow.dispatch"),
     ("flow", DeduplicateExecutablesPass, "identical kernels are compiled once"),
     # stream: where every byte lives.

@@ -83,3 +83,38 @@ func.func @transposed_consumer(%x: tensor<2x8x8x16xf32>, %w: tensor<1x1x16x32xf3
   } -> tensor<2x8x8x32xf32>
   return %1 : tensor<2x8x8x32xf32>
 }
+
+// A global average pool (NCHW): the reduced H and W merge into one reduction loop of 256
+// contiguous elements, N and C into one parallel loop; the input is reshaped on the host and
+// the 1x24 result read back through a reshape of the 24-element one.
+// CHECK-LABEL: func.func @global_pool
+// CHECK:       "flow.tensor.reshape"(%{{.*}}) : (tensor<1x24x16x16xf32>) -> (tensor<24x256xf32>)
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK:       "flow.tensor.reshape"(%{{.*}}) : (tensor<24xf32>) -> (tensor<1x24xf32>)
+func.func @global_pool(%x: tensor<1x24x16x16xf32>) -> tensor<1x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x24xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x24xf32>) -> tensor<1x24xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x24x16x16xf32>) outs(%z : tensor<1x24xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<1x24xf32>
+  return %s : tensor<1x24xf32>
+}
+
+// A reduction over H only (W kept) merges nothing across the kinds: N and C still merge,
+// H stays the reduction and W a parallel loop.
+// CHECK-LABEL: func.func @reduce_h_only
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+func.func @reduce_h_only(%x: tensor<2x3x5x7xf32>) -> tensor<2x3x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x7xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x7xf32>) -> tensor<2x3x7xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x : tensor<2x3x5x7xf32>) outs(%z : tensor<2x3x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x7xf32>
+  return %s : tensor<2x3x7xf32>
+}
