@@ -17,6 +17,14 @@ from ireec.compiler import compile_source as compile_to_c
 B, H, S = 2, 4, 16
 
 _MAPS4 = "affine_map<(a, b, i, j) -> (i, j)>, affine_map<(a, b, i, j) -> (a, b, i, j)>"
+#: Payload lines every softmax step repeats (torch-mlir recomputes them in each generic):
+#: the masked, scaled score %w, and its exponential %ex after subtracting the row max %mm.
+_SCORE = """    %s = arith.mulf %v, %scale : f32
+    %w = arith.select %m, %s, %ninf : f32
+"""
+_EXP = """    %d = arith.subf %w, %mm : f32
+    %ex = math.exp %d : f32
+"""
 
 
 def _softmax(mask_value: str, mask_arg: str) -> str:
@@ -34,9 +42,7 @@ func.func @masked_softmax({mask_arg}%x: {t}) -> {t} {{
       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}}
       ins(%mask, %x : tensor<{S}x{S}xi1>, {t}) outs(%i0 : {r}) {{
   ^bb0(%m: i1, %v: f32, %acc: f32):
-    %s = arith.mulf %v, %scale : f32
-    %w = arith.select %m, %s, %ninf : f32
-    %y = arith.maximumf %w, %acc : f32
+{_SCORE}    %y = arith.maximumf %w, %acc : f32
     linalg.yield %y : f32
   }} -> {r}
   %i1 = linalg.fill ins(%zero : f32) outs(%e0 : {r}) -> {r}
@@ -44,11 +50,7 @@ func.func @masked_softmax({mask_arg}%x: {t}) -> {t} {{
       affine_map<(a, b, i, j) -> (a, b, i)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}}
       ins(%mask, %x, %mx : tensor<{S}x{S}xi1>, {t}, {r}) outs(%i1 : {r}) {{
   ^bb0(%m: i1, %v: f32, %mm: f32, %acc: f32):
-    %s = arith.mulf %v, %scale : f32
-    %w = arith.select %m, %s, %ninf : f32
-    %d = arith.subf %w, %mm : f32
-    %ex = math.exp %d : f32
-    %y = arith.addf %ex, %acc : f32
+{_SCORE}{_EXP}    %y = arith.addf %ex, %acc : f32
     linalg.yield %y : f32
   }} -> {r}
   %e1 = tensor.empty() : {t}
@@ -57,11 +59,7 @@ func.func @masked_softmax({mask_arg}%x: {t}) -> {t} {{
       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
       ins(%mask, %x, %mx, %sum : tensor<{S}x{S}xi1>, {t}, {r}, {r}) outs(%e1 : {t}) {{
   ^bb0(%m: i1, %v: f32, %mm: f32, %ss: f32, %o: f32):
-    %s = arith.mulf %v, %scale : f32
-    %w = arith.select %m, %s, %ninf : f32
-    %d = arith.subf %w, %mm : f32
-    %ex = math.exp %d : f32
-    %y = arith.divf %ex, %ss : f32
+{_SCORE}{_EXP}    %y = arith.divf %ex, %ss : f32
     linalg.yield %y : f32
   }} -> {t}
   return %out : {t}
