@@ -13,6 +13,9 @@ own operand form (printed generically):
            blocking = array<i64: MC, NC, KC>, accumulate = true|false}
 
   (``accumulate`` false: C is overwritten, its initial contents never read; absent: true).
+  With ``accumulate_after_first`` (and ``accumulate = false``) one more index follows the
+  sizes, zero at the first of the filter taps looped around the call: that call overwrites
+  C, the others accumulate.
   With an epilogue (ireec/passes/hal/ukernel_epilogue.py) the bias memref follows %work and
   its origin follows C's, and the attributes say which steps apply:
   ``bias_strides = array<i64: along i, along j>``, ``clamp_lo = lo : f32`` (``lo_keeps_nan``),
@@ -62,7 +65,8 @@ def _need_attrs(op, counts: Dict[str, int]) -> None:
 def _verify_sgemm(op) -> None:
     """A, B, C: f32 memrefs of rank >= 2; work: a 1-d f32 memref; with ``bias_strides`` (2
     values) a bias f32 memref; then one index per dim of A, B, C (and the bias) and the three
-    sizes, all ``index``; 5 ``strides``, 3 ``blocking``; ``clamp_lo`` / ``clamp_hi`` f32."""
+    sizes, all ``index`` (and the first-tap index with ``accumulate_after_first``, which
+    takes no epilogue); 5 ``strides``, 3 ``blocking``; ``clamp_lo`` / ``clamp_hi`` f32."""
     ops = list(op.operands)
     n = 5 if "bias_strides" in op.attributes else 4
     if len(ops) < n:
@@ -71,7 +75,14 @@ def _verify_sgemm(op) -> None:
     _need_f32_memrefs(op, mems)
     if any(v.type.rank < 2 for v in mems[:3]) or mems[3].type.rank != 1:
         raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
-    _need_origins_and_sizes(op, mems[:3] + mems[4:], ops[n:], "M, N, K")
+    rest = ops[n:]
+    if "accumulate_after_first" in op.attributes:
+        if n == 5 or any(a in op.attributes for a in ("clamp_lo", "clamp_hi")):
+            raise CompileError(f"{_OP} with 'accumulate_after_first' takes no bias or clamp", op.loc)
+        if not rest or not isinstance(rest[-1].type, T.IndexType):
+            raise CompileError(f"{_OP} with 'accumulate_after_first' expects the first-tap index last", op.loc)
+        rest = rest[:-1]
+    _need_origins_and_sizes(op, mems[:3] + mems[4:], rest, "M, N, K")
     _need_attrs(op, {"strides": 5, "blocking": 3, **({"bias_strides": 2} if n == 5 else {})})
     _need_f32_bounds(op)
 

@@ -4,6 +4,8 @@ through the packing's strides), batch_matmul, on c and openmp; the build flags o
 contraction, --strict-fp and --target-cpu; the AVX-512 clone."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -254,6 +256,24 @@ def test_conv_strict_fp_keeps_the_loop_nest_bits():
                 want = want + x[:, a:a + oh, b:b + ow, ch:ch + 1] * flt[a, b, ch]
     strict = get_target("c").configure(strict_fp=True)
     np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt), np.maximum(want, 0))
+
+
+def test_first_filter_tap_starts_from_zero():
+    """The zero fill before an implicit-GEMM convolution is dropped: the call of the first
+    filter tap overwrites the output row, the later taps add to it (at hal the call carries
+    ``accumulate_after_first``); the strict-fp bits above and numpy still match."""
+    src, oh, ow = _conv_src(1, 8, 9, 16, 3, 3, 20, 1, 1)
+    hal = compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
+    assert "accumulate_after_first" in hal
+    kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
+    assert "!= 0 ? IREEC_UK_FLAG_ACCUMULATE : 0)" in kernels
+    assert not re.search(r"binding2\[[^\]]*\] = 0\.0f;", kernels)  # no zero fill of the output
+    r = np.random.default_rng(7)
+    x = r.standard_normal((1, 8, 9, 16)).astype(np.float32)
+    flt = r.standard_normal((3, 3, 16, 20)).astype(np.float32)
+    want = sum(x[:, a:a + oh, b:b + ow, :].astype(np.float64) @ flt[a, b] for a in range(3) for b in range(3))
+    np.testing.assert_allclose(ireec.compile_source(src, target="openmp").f(x, flt), np.maximum(want, 0),
+                               rtol=1e-4, atol=1e-4 * 12)
 
 
 def test_dense_layer_on_3d_activations_shares_the_weights():

@@ -342,11 +342,13 @@ def _pointer_strides(values) -> Optional[List]:
 
 
 def _call_site(op: Operation, b: Builder, loop_dims: List[int], ubs: List[Value], tile_of: Dict[int, int],
-               tiles, ib: "_IndexBuilder", operands) -> Tuple[Builder, List[Value]]:
+               tiles, ib: "_IndexBuilder", operands, ivs_out: Optional[List[Value]] = None
+               ) -> Tuple[Builder, List[Value]]:
     """Where a micro-kernel call on ``op``'s workgroup tile goes: loops (built with ``b``)
     over ``loop_dims`` (batch dims, filter taps) and, inside them, the index of each
     ``(memref, indexing map)`` of ``operands``' first tile element, per dim, in order.
-    Returns the innermost builder and those indices."""
+    Returns the innermost builder and those indices; ``ivs_out`` (when given) receives the
+    loops' induction variables, in ``loop_dims`` order."""
     c0, c1 = ib.const(0), ib.const(1)
     ivs: List[Value] = [c0] * generic_maps(op)[0].num_dims
     inner = b
@@ -354,6 +356,8 @@ def _call_site(op: Operation, b: Builder, loop_dims: List[int], ubs: List[Value]
         body = for_loop(inner, c0, ubs[d], c1)
         ivs[d] = body.args[0]
         inner = Builder(body, 0, op.loc)
+        if ivs_out is not None:
+            ivs_out.append(body.args[0])
     glob = list(ivs)
     for d, k in tile_of.items():
         glob[d] = inner.create("arith.addi", [tiles.offsets[k], ivs[d]], [T.index]).result
@@ -366,10 +370,12 @@ def _call_site(op: Operation, b: Builder, loop_dims: List[int], ubs: List[Value]
 def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
     """IREE's micro-kernels without the ACCUMULATE flag (``iree_uk_mmt4d`` overwrites its
     output unless told to accumulate): a zero fill of the output directly followed by the
-    op that calls ``ireec_uk_sgemm`` (no filter taps looped around the call, a static
-    reduction of at least one element) or ``ireec_uk_dwconv`` on all of it, over the same
-    workgroup tiling, is dropped and the op marked ``ireec.ukernel_overwrite``: the
-    micro-kernel starts its sums from zero instead of reading the zeros back."""
+    op that calls ``ireec_uk_sgemm`` (a static reduction of at least one element) or
+    ``ireec_uk_dwconv`` on all of it, over the same workgroup tiling, is dropped and the op
+    marked ``ireec.ukernel_overwrite``: the micro-kernel starts its sums from zero instead of
+    reading the zeros back. With filter taps looped around the sgemm call (a 3x3
+    convolution: one call per tap) only the first tap's call starts from zero, the others
+    add to what it wrote."""
     for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
         out = _overwritable_output(op)
         if out is None:
@@ -390,10 +396,10 @@ def _overwritable_output(op: Operation):
     zero-fill elision above); else None."""
     if "ireec.ukernel_blocking" in op.attributes:
         plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
-        if plan is None or plan[0].taps:
+        if plan is None:
             return None
-        k_range = generic_loop_ranges(op)[plan[0].k]
-        if not isinstance(k_range, int) or k_range < 1:
+        ranges = generic_loop_ranges(op)
+        if any(not isinstance(ranges[d], int) or ranges[d] < 1 for d in [plan[0].k] + list(plan[0].taps)):
             return None
         out, out_map = plan[1][2], plan[2][2]
     elif UK.DWCONV in str(op.attributes.get("iree_codegen.ukernel", "")):
@@ -784,10 +790,21 @@ class ConvertLinalgToLoopsPass(Pass):
         if init is not None:
             operands.append(init[1])
             attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
-        inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib, operands)
+        loop_ivs: List[Value] = []
+        inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib, operands, loop_ivs)
         mems = [v for v, _ in operands]
+        first_tap: List[Value] = []
+        if match.taps and init is None and "ireec.ukernel_overwrite" in op.attributes:
+            # Zero only at the first tap: the sum of the taps' induction variables.
+            tap_ivs = loop_ivs[len(match.batch):]
+            acc = tap_ivs[0]
+            for iv in tap_ivs[1:]:
+                acc = inner.create("arith.addi", [acc, iv], [T.index]).result
+            first_tap = [acc]
+            attrs["accumulate_after_first"] = UnitAttr()
         inner.create("iree_codegen.ukernel.generic",
-                     mems[:3] + [work] + mems[3:] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]], [],
+                     mems[:3] + [work] + mems[3:] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]]
+                     + first_tap, [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel")
                          if k in op.attributes},
                       "u_kernel_fn_name": StringAttr(UK.SGEMM),

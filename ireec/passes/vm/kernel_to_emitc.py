@@ -559,7 +559,8 @@ class KernelLowering:
         → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
         blocking..., work, flags)`` in the argument order of runtime_c/ireec_ukernel.h's
         ``ireec_uk_sgemm`` (flags: ``IREEC_UK_FLAG_ACCUMULATE`` unless the op's ``accumulate``
-        is false: C is then overwritten)."""
+        is false: C is then overwritten; with ``accumulate_after_first`` only at the first
+        filter tap, where the op's last operand is 0)."""
         bias_st = op.attributes.get("bias_strides")
         n = 5 if bias_st is not None else 4
         mems = op.operands[:n]
@@ -570,6 +571,7 @@ class KernelLowering:
             operands.append(v)
             return "{%d}" % (len(operands) - 1)
 
+        first_tap = rest.pop() if "accumulate_after_first" in op.attributes else None
         pointers, rest = self._ukernel_pointers(op, mems[:3] + mems[4:], rest, ref)
         m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
         sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
@@ -579,6 +581,8 @@ class KernelLowering:
         callee, extra = _ukernel_epilogue_args(op, pointers[3] if bias_st is not None else None)
         if callee.endswith("_fused"):
             args += extra
+        elif first_tap is not None:
+            args.append(f"({ref(self._scalar(first_tap, op))} != 0 ? IREEC_UK_FLAG_ACCUMULATE : 0)")
         else:
             acc = op.attributes.get("accumulate")
             args.append("IREEC_UK_FLAG_ACCUMULATE" if acc is None or acc.value else "0")
