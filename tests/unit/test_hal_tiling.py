@@ -237,6 +237,17 @@ func.func @f(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>, %w: 
     bad = text.replace("%i, %i, %i) {u_kernel_fn_name", "%i, %i) {u_kernel_fn_name").replace("index, index, index) -> ()", "index, index) -> ()")
     with pytest.raises(CompileError, match="expects 9 index operands"):
         verify(parse_source(bad, "bad.mlir"))
+    # accumulate_after_first: the first-tap index follows the sizes.
+    first = text.replace("%i, %i, %i) {u_kernel_fn_name", "%i, %i, %i, %i) {u_kernel_fn_name").replace(
+        "index, index, index) -> ()", "index, index, index, index) -> ()").replace(
+        "blocking = array<i64: 4, 4, 4>}", "blocking = array<i64: 4, 4, 4>, accumulate = false, accumulate_after_first}")
+    verify(parse_source(first, "first.mlir"))
+    with pytest.raises(CompileError, match="expects 9 index operands"):
+        verify(parse_source(text.replace("blocking = array<i64: 4, 4, 4>}",
+                                         "blocking = array<i64: 4, 4, 4>, accumulate_after_first}"), "bad.mlir"))
+    with pytest.raises(CompileError, match="takes no bias or clamp"):
+        verify(parse_source(first.replace("accumulate_after_first}", "accumulate_after_first, clamp_lo = 0.0 : f32}"),
+                            "bad.mlir"))
 
 
 def _elementwise_tanh(shape):
