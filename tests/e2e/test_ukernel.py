@@ -276,6 +276,36 @@ def test_first_filter_tap_starts_from_zero():
                                rtol=1e-4, atol=1e-4 * 12)
 
 
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_bias_init_before_a_conv_with_filter_taps(target):
+    """A bias broadcast into the output before a 3x3 convolution (torch-mlir's form) with one
+    sgemm call per filter tap: the calls accumulate onto the bias (only a single call may
+    start from it in registers), and the result matches numpy."""
+    out = "1x8x8x20xf32"
+    src = f"""
+func.func @f(%x: tensor<1x10x10x16xf32>, %w: tensor<3x3x16x20xf32>, %b: tensor<20xf32>) -> tensor<{out}> {{
+  %e = tensor.empty() : tensor<{out}>
+  %init = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+      iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%b : tensor<20xf32>) outs(%e : tensor<{out}>) {{
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }} -> tensor<{out}>
+  %c = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+       ins(%x, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x20xf32>) outs(%init : tensor<{out}>) -> tensor<{out}>
+  return %c : tensor<{out}>
+}}
+"""
+    kernels = compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
+    assert "ireec_uk_sgemm" in kernels and "IREEC_UK_FLAG_BIAS_INIT" not in kernels
+    r = np.random.default_rng(8)
+    x = r.standard_normal((1, 10, 10, 16)).astype(np.float32)
+    flt = r.standard_normal((3, 3, 16, 20)).astype(np.float32)
+    bias = r.standard_normal(20).astype(np.float32)
+    want = sum(x[:, a:a + 8, b:b + 8, :].astype(np.float64) @ flt[a, b] for a in range(3) for b in range(3)) + bias
+    np.testing.assert_allclose(ireec.compile_source(src, target=target).f(x, flt, bias), want,
+                               rtol=1e-4, atol=1e-4 * 12)
+
+
 def test_dense_layer_on_3d_activations_shares_the_weights():
     """[b, s, k] x [k, n] (B without the batch dims, as a dense layer over a sequence)."""
     src = """

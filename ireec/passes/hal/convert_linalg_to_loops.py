@@ -573,13 +573,21 @@ def _fold_bias_inits_into_ukernels(kernel: Operation) -> None:
     lowering to take) and the op ``ireec.ukernel_bias_init``."""
     for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
         out = _overwritable_output(op)
-        if out is None or "ireec.ukernel_overwrite" in op.attributes:
-            continue
+        if out is None or "ireec.ukernel_overwrite" in op.attributes or _has_filter_taps(op):
+            continue  # with one call per filter tap every call but the first must accumulate
         found = _bias_init(op, *out)
         if found is None:
             continue
         found[0].attributes["ireec.ukernel_init"] = UnitAttr()
         op.attributes["ireec.ukernel_bias_init"] = UnitAttr()
+
+
+def _has_filter_taps(op: Operation) -> bool:
+    """Whether the sgemm call of micro-kernel op ``op`` runs in loops over filter taps."""
+    if "ireec.ukernel_blocking" not in op.attributes:
+        return False
+    plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
+    return plan is not None and bool(plan[0].taps)
 
 
 def _take_bias_init(op: Operation, out: Value, out_map: AffineMap):
