@@ -377,7 +377,7 @@ def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
     convolution: one call per tap) only the first tap's call starts from zero, the others
     add to what it wrote."""
     for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
-        out = _overwritable_output(op)
+        out = _overwritable_output(op, allow_taps=True)
         if out is None:
             continue
         fill = zero_fill_before(op, out[0])
@@ -390,13 +390,14 @@ def _elide_zero_fills_of_ukernel_outputs(kernel: Operation) -> None:
         fill.erase()
 
 
-def _overwritable_output(op: Operation):
+def _overwritable_output(op: Operation, allow_taps: bool = False):
     """``(output, its indexing map)`` of a generic that will call a micro-kernel writing
     every element of its output tile once, with every index a loop or a constant 0 (the
-    zero-fill elision above); else None."""
+    zero-fill elision above); else None. With ``allow_taps`` an sgemm call looped over
+    filter taps counts too (its first call can overwrite; every later one accumulates)."""
     if "ireec.ukernel_blocking" in op.attributes:
         plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
-        if plan is None:
+        if plan is None or (plan[0].taps and not allow_taps):
             return None
         ranges = generic_loop_ranges(op)
         if any(not isinstance(ranges[d], int) or ranges[d] < 1 for d in [plan[0].k] + list(plan[0].taps)):
@@ -572,9 +573,10 @@ def _fold_bias_inits_into_ukernels(kernel: Operation) -> None:
     as the loop nest): the broadcast is marked ``ireec.ukernel_init`` (left for the call's
     lowering to take) and the op ``ireec.ukernel_bias_init``."""
     for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
+        # Not with one call per filter tap: every call but the first must accumulate.
         out = _overwritable_output(op)
-        if out is None or "ireec.ukernel_overwrite" in op.attributes or _has_filter_taps(op):
-            continue  # with one call per filter tap every call but the first must accumulate
+        if out is None or "ireec.ukernel_overwrite" in op.attributes:
+            continue
         found = _bias_init(op, *out)
         if found is None:
             continue
@@ -582,12 +584,11 @@ def _fold_bias_inits_into_ukernels(kernel: Operation) -> None:
         op.attributes["ireec.ukernel_bias_init"] = UnitAttr()
 
 
-def _has_filter_taps(op: Operation) -> bool:
-    """Whether the sgemm call of micro-kernel op ``op`` runs in loops over filter taps."""
-    if "ireec.ukernel_blocking" not in op.attributes:
-        return False
-    plan = ConvertLinalgToLoopsPass._sgemm_plan(op)
-    return plan is not None and bool(plan[0].taps)
+def _add_bias_init(init, operands: List, attrs: Dict[str, object]) -> None:
+    """Append the bias of a taken bias init (:func:`_take_bias_init`) to a micro-kernel
+    call's ``operands`` and its ``bias_strides`` / ``bias_init`` to ``attrs``."""
+    operands.append(init[1])
+    attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
 
 
 def _take_bias_init(op: Operation, out: Value, out_map: AffineMap):
@@ -796,8 +797,7 @@ class ConvertLinalgToLoopsPass(Pass):
                 operands.append(bias[:2])
             attrs = _epilogue_attrs(em, bias[2] if bias is not None else None)
         if init is not None:
-            operands.append(init[1])
-            attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
+            _add_bias_init(init, operands, attrs)
         loop_ivs: List[Value] = []
         inner, origin = _call_site(op, b, match.batch + match.taps, ubs, tile_of, tiles, ib, operands, loop_ivs)
         mems = [v for v, _ in operands]
@@ -869,8 +869,7 @@ class ConvertLinalgToLoopsPass(Pass):
             attrs = _epilogue_attrs(epilogue[1], (1,) if epilogue[2] is not None else None)
         init = _take_bias_init(op, out, o_map)
         if init is not None:
-            operands.append(init[1])
-            attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
+            _add_bias_init(init, operands, attrs)
         inner, origin = _call_site(op, ib.b, match.batch, ubs, tile_of, tiles, ib, operands)
         sizes = [ubs[match.c], c1 if match.y is None else ubs[match.y], ubs[match.x]]
         inner.create("iree_codegen.ukernel.generic", [v for v, _ in operands] + origin + sizes, [],

@@ -48,12 +48,12 @@ def _is_bool(t) -> bool:
 
 
 def _element_bits(v: Value) -> int:
-    t = v.type.element_type if isinstance(v.type, T.ShapedType) else v.type
+    t = T.element_type(v.type)
     return T.bit_width(t) if isinstance(t, (T.IntegerType, T.FloatType)) else 0
 
 
 def _bytes(t: T.MemRefType) -> int:
-    return t.num_elements * max(1, (T.bit_width(t.element_type) + 7) // 8)
+    return t.num_elements * T.storage_bytes(t.element_type)
 
 
 def _consumers(mask: Value) -> List[Operation]:
