@@ -10,11 +10,12 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, Optional
+from typing import Dict, Optional, Union
 
 from .frontend.parser import parse_source
+from .frontend.source import SourceBuffer, load_source
 from .ir.attributes import DictAttr
-from .ir.diagnostics import CompileError, read_source
+from .ir.diagnostics import CompileError, read_source  # noqa: F401  (the CLI reads through it)
 from .ir.printer import print_module
 from .ir.verifier import verify
 from .passes.pass_base import PassContext, located_internal_errors
@@ -63,13 +64,14 @@ def gc_paused_for_compilation():
 
 
 @gc_paused_for_compilation()
-def compile_source(text: str, filename: str = "<input>", *, target: str = "c",
+def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *, target: str = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
                    compile_from: Optional[str] = None,
                    options: Optional[Dict[str, object]] = None) -> CompileOutput:
-    """Compile MLIR text. ``compile_to`` is one of input|abi|flow|stream|hal|vm|end.
+    """Compile MLIR text (a str or a :class:`SourceBuffer`). ``compile_to`` is one of
+    input|abi|flow|stream|hal|vm|end.
 
     The parsed module is always verified; ``verify_each`` verifies again after every pass
     (None: on when the environment variable ``IREEC_VERIFY_EACH`` is ``1``).
@@ -194,6 +196,7 @@ def resume_index(compile_from: Optional[str], compile_to: str, module, ctx: Pass
 
 
 def compile_file(path: str, **kw) -> CompileOutput:
-    """Read ``path`` and :func:`compile_source` it. CompileError if unreadable or not UTF-8
-    (at the line and column of the first bad byte)."""
-    return compile_source(read_source(path), path, **kw)
+    """Read ``path`` and :func:`compile_source` it (its long hex literals decoded straight
+    from the file's bytes: :func:`load_source`). CompileError if unreadable or not UTF-8 (at
+    the line and column of the first bad byte)."""
+    return compile_source(load_source(path), path, **kw)

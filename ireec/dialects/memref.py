@@ -201,15 +201,17 @@ def _parse_initial_value(p, memref_type):
     if not p.try_keyword("dense"):
         raise p.error("expected 'uninitialized', 'dense<...>' or 'dense_resource<...>'")
     p.expect("<")
-    hexstr, elems = None, None
+    hexstr, raw, elems = None, None, None
     if p.peek('"'):
-        hexstr = p.parse_string()
+        hexstr = p.parse_string_or_blob()  # bytes for a long hex literal (already decoded)
+        if isinstance(hexstr, bytes):
+            hexstr, raw = None, hexstr
     elif p.peek(">"):
         elems = []
     else:
         elems = p._parse_dense_literal()  # the dense literal grammar of the core parser
     p.expect(">")
-    return make_dense(tt, elems, hexstr, loc)
+    return make_dense(tt, elems, hexstr, loc, raw=raw)
 
 
 def _initial_value_str(a) -> str:

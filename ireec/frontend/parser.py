@@ -9,7 +9,7 @@ Errors raise :class:`CompileError` at the offending ``file:line:col``.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -21,7 +21,8 @@ from ..ir.attributes import (AffineMapAttr, ArrayAttr, Attribute, BoolAttr, Dens
                              IntegerAttr, LocationAttr, OpaqueAttr, StringAttr, SymbolRefAttr,
                              TypeAttr, UnitAttr, float_from_bits)
 from ..ir.core import Block, Operation, Region, Value, make_module
-from ..ir.diagnostics import CompileError, Location, read_source, register_source
+from ..ir.diagnostics import CompileError, Location, register_source
+from .source import SourceBuffer, as_source, load_source
 
 _WS = re.compile(r"(?:\s+|//[^\n]*)*")
 _BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
@@ -30,7 +31,6 @@ _SUFFIX = re.compile(r"[A-Za-z0-9_$.\-]+")
 _INT = re.compile(r"-?(?:0x[0-9A-Fa-f]+|[0-9]+)")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|-?[0-9]+[eE][-+]?[0-9]+")
 _DIM = re.compile(r"(\?|[0-9]+)x")
-_PLAIN_STRING = re.compile(r'"([^"\\\n]*)"')  # a string literal without escapes
 _HEX2 = re.compile(r"[0-9A-Fa-f]{2}")
 _BLOCK_NAME = re.compile(r"\^[A-Za-z0-9_$.\-]+")
 MAX_DIM = (1 << 63) - 1  # dimensions are int64 in MLIR
@@ -55,11 +55,17 @@ class _Placeholder(Value):
 
 
 class Parser:
-    """Parses one MLIR source text. Custom op parsers use the ``parse_*``/``try_*`` API."""
+    """Parses one MLIR source text. Custom op parsers use the ``parse_*``/``try_*`` API.
 
-    def __init__(self, text: str, filename: str = "<input>"):
+    ``text``: the source as a str or a :class:`SourceBuffer` (whose long hex literals are
+    already decoded: ``self.text`` holds them as ``"0x"``, ``self.source.blobs`` their bytes).
+    Locations are the true ``line:col`` of the file either way.
+    """
+
+    def __init__(self, text: Union[str, SourceBuffer], filename: str = "<input>"):
         load_dialects()
-        self.text = text
+        self.source = as_source(text, filename)
+        self.text = self.source.text
         self.filename = filename
         self.pos = 0
         self.type_aliases: Dict[str, T.Type] = {}
@@ -69,19 +75,21 @@ class Parser:
         self.forward: Dict[str, _Placeholder] = {}
         self.block_scopes: List[Dict[str, Block]] = []
         self.default_dialects: List[str] = []
-        self._line_starts = None
         self._block_fwd_locs: Dict[int, Location] = {}
         self._scope_floor = 0  # index of the outermost scope visible (isolated regions)
-        register_source(filename, text)
+        register_source(filename, self.text, self.source.display_holes())
 
     # ------------------------------------------------------------------ lexing
     def loc_at(self, pos: int) -> Location:
-        if self._line_starts is None:
-            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
-        import bisect
+        """The true ``file:line:col`` of position ``pos`` of ``self.text``."""
+        return self.source.location(pos)
 
-        i = bisect.bisect_right(self._line_starts, pos) - 1
-        return Location(self.filename, i + 1, pos - self._line_starts[i] + 1)
+    def text_between(self, start: int, end: int) -> str:
+        """The source text from ``start`` to ``end`` (positions in ``self.text``) as written in
+        the file: elided hex literals come back (in upper case)."""
+        if not self.source.blobs:
+            return self.text[start:end]
+        return self.source.original(start, end)
 
     def loc(self) -> Location:
         self.skip_ws()
@@ -115,7 +123,8 @@ class Parser:
 
     def expect(self, s: str, context: str = "") -> None:
         if not self.try_punct(s):
-            found = self.text[self.pos: self.pos + 12].split("\n")[0]
+            found = (self.source.original(self.pos, self.pos + 12, limit=12) if self.source.blobs
+                     else self.text[self.pos: self.pos + 12]).split("\n")[0]
             ctx = f" {context}" if context else ""
             raise self.error(f"expected '{s}'{ctx}, found '{found}'" if found else f"expected '{s}'{ctx}, found end of file")
 
@@ -152,16 +161,27 @@ class Parser:
         raise self.error(f"expected one of {', '.join(options)}")
 
     def parse_string(self) -> str:
+        """A string literal's value (escapes ``\\\\ \\" \\n \\t \\XX`` resolved).
+
+        An elided long hex literal (see :class:`SourceBuffer`) comes back as ``"0x"`` and its
+        bytes in upper-case hex, whatever their case in the file; :meth:`parse_string_or_blob`
+        gives its bytes without building that string.
+        """
         self.skip_ws()
-        if not self.text.startswith('"', self.pos):
-            raise self.error("expected string literal")
-        m = _PLAIN_STRING.match(self.text, self.pos)
-        if m:  # fast path (resource blobs are megabytes of hex)
-            self.pos = m.end()
-            return m.group(1)
-        i = self.pos + 1
-        out = []
         t = self.text
+        pos = self.pos
+        if not t.startswith('"', pos):
+            raise self.error("expected string literal")
+        blob = self.source.blobs.get(pos)
+        if blob is not None:
+            self.pos = pos + 4
+            return "0x" + blob.hex().upper()
+        end = t.find('"', pos + 1)
+        if end >= 0 and t.find("\\", pos + 1, end) < 0 and t.find("\n", pos + 1, end) < 0:
+            self.pos = end + 1  # no escape: the value is the text between the quotes
+            return t[pos + 1: end]
+        i = pos + 1
+        out = []
         while True:
             if i >= len(t) or t[i] == "\n":
                 raise self.error("unterminated string literal", self.loc_at(self.pos))
@@ -190,6 +210,17 @@ class Parser:
             i += 1
         self.pos = i + 1
         return "".join(out)
+
+    def parse_string_or_blob(self) -> Union[str, bytes]:
+        """A string literal: the bytes of an elided long hex literal ``"0x…"`` (decoded when
+        the source was read, see :class:`SourceBuffer`), else its value as
+        :meth:`parse_string` gives it (a short hex literal stays text, ``0x`` included)."""
+        self.skip_ws()
+        blob = self.source.blobs.get(self.pos)
+        if blob is not None:
+            self.pos += 4
+            return blob
+        return self.parse_string()
 
     def try_integer(self) -> Optional[int]:
         self.skip_ws()
@@ -274,7 +305,7 @@ class Parser:
                 depth -= 1
                 if depth == 0:
                     self.pos = i + 1
-                    return t[start: self.pos]
+                    return self.text_between(start, self.pos)
             i += 1
         raise self.error(f"unbalanced '{open_ch}'", self.loc_at(start))
 
@@ -656,7 +687,7 @@ class Parser:
             if self.text.startswith("[", self.pos):
                 self.skip_balanced("[", "]")
             self.skip_balanced("<", ">")
-            return OpaqueAttr(t[start: self.pos])
+            return OpaqueAttr(self.text_between(start, self.pos))
         ty = self.try_type()
         if ty is not None:
             return TypeAttr(ty)
@@ -677,7 +708,7 @@ class Parser:
             return self.attr_aliases[name]
         if t.startswith("<", self.pos):
             self.skip_balanced("<", ">")
-        text = re.sub(r"\s+", " ", t[start: self.pos])
+        text = re.sub(r"\s+", " ", self.text_between(start, self.pos))
         hook = DIALECT_ATTR_PARSERS.get(name.split(".", 1)[0])
         if hook is not None:
             return hook(self, name, text, loc)
@@ -710,10 +741,12 @@ class Parser:
     def _parse_dense(self):
         self.expect("<")
         lit_loc = self.loc()
-        hexstr = None
+        hexstr = raw = None
         elems = None
         if self.peek('"'):
-            hexstr = self.parse_string()
+            hexstr = self.parse_string_or_blob()
+            if isinstance(hexstr, bytes):
+                hexstr, raw = None, hexstr
         elif self.peek(">"):
             elems = []
         else:
@@ -723,7 +756,7 @@ class Parser:
         ty = self.parse_type()
         if not isinstance(ty, T.ShapedType) or not ty.has_static_shape:
             raise CompileError(f"dense elements need a static shaped type, got '{ty}'", lit_loc)
-        return make_dense(ty, elems, hexstr, lit_loc)
+        return make_dense(ty, elems, hexstr, lit_loc, raw=raw)
 
     def _parse_dense_literal(self):
         if self.try_punct("["):
@@ -1150,8 +1183,11 @@ class Parser:
                     self.expect(":")
                     if self.peek('"'):
                         vloc = self.loc()
-                        val = self.parse_string()
-                        if kind == "dialect_resources" and val.startswith("0x"):
+                        val = self.parse_string_or_blob()
+                        if isinstance(val, bytes):
+                            if kind == "dialect_resources":
+                                self.resources[key] = val
+                        elif kind == "dialect_resources" and val.startswith("0x"):
                             try:
                                 self.resources[key] = bytes.fromhex(val[2:])
                             except ValueError:
@@ -1194,8 +1230,11 @@ def _hex_float(bits: int, t: T.FloatType, loc: Location) -> float:
     return float_from_bits(bits, t)
 
 
-def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) -> DenseElementsAttr:
-    """Build a DenseElementsAttr from parsed literal elements or a "0x..." hex string.
+def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location, *,
+               raw: Optional[bytes] = None) -> DenseElementsAttr:
+    """Build a DenseElementsAttr from parsed literal elements, a "0x..." hex string, or
+    ``raw``: the bytes such a string stands for, already decoded (the array is a read-only
+    view of them, not a copy; bool elements excepted).
 
     One value for a type of many elements is a splat, kept unmaterialised. CompileError at
     ``loc`` when the literal does not fit the type: wrong element count or byte size, a
@@ -1209,13 +1248,14 @@ def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location) ->
         raise CompileError(f"dense elements of type {et} are not supported", loc) from None
     if n * max(1, dt.itemsize) > MAX_DIM:
         raise CompileError(f"type {ty} has {n} elements, more bytes than a 64-bit size can count", loc)
-    if hexstr is not None:
+    if hexstr is not None and raw is None:
         if not hexstr.startswith("0x"):
             raise CompileError("dense string literal must be hex ('0x...')", loc)
         try:
             raw = bytes.fromhex(hexstr[2:])
         except ValueError:
             raise CompileError("dense hex literal is not valid hex", loc) from None
+    if raw is not None:
         size = 1 if dt == np.bool_ else dt.itemsize
         if len(raw) % size:
             raise CompileError(f"hex dense literal has {len(raw)} bytes, not a multiple of the "
@@ -1288,8 +1328,9 @@ def _elem_value(x, et, loc):
     return int(v)
 
 
-def parse_source(text: str, filename: str = "<input>") -> Operation:
-    """Parse MLIR text into a ``builtin.module`` Operation (with ``.resources``).
+def parse_source(text: Union[str, SourceBuffer], filename: str = "<input>") -> Operation:
+    """Parse MLIR text (a str or a :class:`SourceBuffer`) into a ``builtin.module`` Operation
+    (with ``.resources``).
 
     Raises CompileError (``file:line:col``) on malformed input.
     """
@@ -1301,6 +1342,7 @@ def parse_source(text: str, filename: str = "<input>") -> Operation:
 
 
 def parse_file(path: str) -> Operation:
-    """Read and parse an MLIR file. Raises CompileError if it cannot be read or parsed
-    (invalid UTF-8 at the line and column of the first bad byte)."""
-    return parse_source(read_source(path), path)
+    """Read and parse an MLIR file (long hex literals decoded straight from its bytes, see
+    :func:`load_source`). Raises CompileError if it cannot be read or parsed (invalid UTF-8
+    at the line and column of the first bad byte)."""
+    return parse_source(load_source(path), path)

@@ -6,7 +6,7 @@ Every user-facing failure of ireec is a :class:`CompileError`; the CLI prints
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -25,11 +25,39 @@ UNKNOWN = Location("<unknown>", 0, 0)
 
 # File name -> its text, so errors raised after parsing can still show the source line.
 _SOURCES: Dict[str, str] = {}
+# File name -> 1-based line -> [(column in the shown line where characters were elided,
+# how many)], ascending: the shown text is shorter than the file there.
+_HOLES: Dict[str, Dict[int, List[Tuple[int, int]]]] = {}
 
 
-def register_source(file: str, text: str) -> None:
-    """Remember the text of ``file`` so errors can show its lines."""
+def register_source(file: str, text: str,
+                    holes: Optional[Dict[int, List[Tuple[int, int]]]] = None) -> None:
+    """Remember the text of ``file`` so errors can show its lines.
+
+    ``holes``: where ``text`` lacks characters of the file (the elided bodies of long hex
+    literals, :class:`ireec.frontend.source.SourceBuffer`): 1-based line -> [(1-based column
+    in ``text``'s line before which characters were removed, how many)], ascending. A
+    location's true column is then shown under the right character of the shorter line.
+    """
     _SOURCES[file] = text
+    if holes:
+        _HOLES[file] = holes
+    else:
+        _HOLES.pop(file, None)
+
+
+def _shown_col(file: str, line: int, col: int) -> int:
+    """The column of the shown line of ``file`` under which the file's column ``col`` is
+    (inside an elided run of characters: the column just after it)."""
+    shift = 0
+    for at, removed in _HOLES.get(file, {}).get(line, ()):
+        true_at = at + shift
+        if col < true_at:
+            break
+        if col < true_at + removed:
+            return at
+        shift += removed
+    return col - shift
 
 
 class CompileError(Exception):
@@ -50,7 +78,8 @@ class CompileError(Exception):
             if self.loc.line - 1 < len(lines):
                 src = lines[self.loc.line - 1].rstrip("\r")
                 out.append(src)
-                prefix = "".join(c if c == "\t" else " " for c in src[: max(0, self.loc.col - 1)])
+                col = _shown_col(self.loc.file, self.loc.line, self.loc.col)
+                prefix = "".join(c if c == "\t" else " " for c in src[: max(0, col - 1)])
                 out.append(prefix + "^")
         for n in self.notes:
             out.append(f"note: {n}")

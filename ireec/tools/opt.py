@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Type
 
-from ..compiler import default_module_name, read_source, verify_after_pass
+from ..compiler import default_module_name, verify_after_pass
 from ..frontend.parser import parse_source
+from ..frontend.source import load_source
 from ..ir.diagnostics import CompileError
 from ..ir.printer import print_module
 from ..ir.verifier import verify
@@ -57,7 +58,7 @@ def opt_file(path: str, pipeline: str, *, target: str = "c",
     CompileError for malformed input.
     """
     passes = parse_pass_pipeline(pipeline)
-    module = parse_source(read_source(path), path)
+    module = parse_source(load_source(path), path)
     with located_internal_errors("verifier", module):
         verify(module)
     ctx = PassContext(target=target, module_name=module_name or default_module_name(path),
