@@ -73,11 +73,13 @@ def __dir__():
     return sorted(set(__all__) | submodules | {n for n in globals() if n.startswith("__")})
 
 
-def load(path: "_Union[str, _os.PathLike]") -> "LoadedModule":
-    """Load a shared library built by ireec; see :class:`ireec.runtime.loader.LoadedModule`."""
+def load(path: "_Union[str, _os.PathLike]", constants=None) -> "LoadedModule":
+    """Load a shared library built by ireec; see :class:`ireec.runtime.loader.LoadedModule`
+    (``constants``: the weights file of a module built with ``--constants=external``,
+    default the library's path with the suffix ``.bin``)."""
     from .runtime.loader import load as _load
 
-    return _load(path)
+    return _load(path, constants)
 
 
 def cache_dir() -> "_Path":
@@ -102,7 +104,10 @@ def _library_for(output, target: str) -> "_Path":
     h.update(f"strict_fp={getattr(target, 'strict_fp', False)}\0"
              f"target_cpu={getattr(target, 'target_cpu', None)}\0".encode())
     for name in sorted(output.files):
-        h.update(name.encode() + b"\0" + output.files[name].encode() + b"\0")
+        data = output.files[name]
+        h.update(name.encode() + b"\0")
+        h.update(data.encode() if isinstance(data, str) else data)
+        h.update(b"\0")
     digest = h.hexdigest()[:24]
     for directory in (cache_dir(), _Path(_tempfile.gettempdir()) / "ireec-cache"):
         try:

@@ -149,6 +149,8 @@ def _firmware_options(args) -> Dict[str, object]:
             opts[key] = value
     if getattr(args, "emit_line_directives", False):
         opts["emit_line_directives"] = True
+    if getattr(args, "constants", None):
+        opts["constants"] = args.constants
     return opts
 
 
@@ -252,6 +254,12 @@ def _add_firmware_options(p: argparse.ArgumentParser) -> None:
                         "exceeds N bytes")
     g.add_argument("--max-constant-bytes", dest="max_constant_bytes", type=int, metavar="N",
                    help="error when the module's constants exceed N bytes")
+    g.add_argument("--constants", choices=("auto", "c-array", "incbin", "external"), default=None,
+                   help="how the weights and other constants reach the code: a C array in "
+                        "<m>.c (c-array), <m>_constants.bin pulled in by the assembler through "
+                        "<m>_constants.S (incbin), or left out and passed by the caller to "
+                        "<m>_set_constants() (external; ireec build writes LIB's .bin beside it "
+                        "and ireec.load maps it); auto (default): c-array up to 64 KiB, else incbin")
     g.add_argument("--emit-line-directives", dest="emit_line_directives", action="store_true",
                    help="#line directives pointing each kernel at its dispatch's root op in the input")
     g.add_argument("--report", action="append", metavar="FILE",
@@ -296,6 +304,8 @@ def _add_verify_each(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_compile(args) -> int:
+    from .runtime.build import BuildError, write_generated_files
+
     fmt = args.output_format
     compile_to = args.compile_to or "end"
     if fmt == "vm-asm" and compile_to == "end":
@@ -319,12 +329,11 @@ def _cmd_compile(args) -> int:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         # Only the files ireec generates are (over)written; anything else in DIR stays.
-        for name, text in sorted(out.files.items()):
-            target = directory / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+        write_generated_files(dict(sorted(out.files.items())), directory)
     except OSError as e:
         raise UserError(f"cannot write into '{args.output}': {e.strerror or e}") from None
+    except BuildError as e:
+        raise UserError(str(e)) from None
     _write_reports(out, args)
     return 0
 
@@ -339,6 +348,9 @@ def _cmd_build(args) -> int:
     if args.output and os.path.isdir(args.output):
         raise UserError(f"-o {args.output}: is a directory; give the library's file name")
     out = _compile(args, "end")
+    # The IR is cyclic garbage now (the compile pauses the collector): free it, weights
+    # included, before the C compiler and the linker run beside this process.
+    gc.collect()
     target = _configured_target(args)
     lib = args.output or f"lib{out.module_name}.so"
     try:
@@ -368,9 +380,10 @@ def _cmd_run_module(args) -> int:
     if len(modules) > 1:
         raise UserError("ireec run-module takes one --module= (a library holds the whole program)")
     path = _check_readable(modules[0], "module")
+    constants = _check_readable(args.constants, "constants file") if args.constants else None
     try:
-        module = load(path)
-    except (OSError, ValueError) as e:
+        module = load(path, constants)
+    except (OSError, ValueError, RuntimeError) as e:
         raise UserError(str(e)) from None
 
     fn = args.function
@@ -514,6 +527,9 @@ def _make_parser() -> argparse.ArgumentParser:
                    "--print_max_element_count", "--print-max-element-count",
                    dest="output_max_element_count", type=int, default=1024, metavar="N",
                    help="print at most N elements of each result (default 1024)")
+    p.add_argument("--constants", metavar="FILE",
+                   help="the weights of a library built with --constants=external (default: "
+                        "the library's path with the suffix .bin)")
     p.add_argument("--device", action="append", metavar="DEVICE",
                    help="accepted for IREE compatibility (local-task, local-sync, cuda); ignored")
     p.set_defaults(handler=_cmd_run_module)

@@ -86,7 +86,7 @@
 
 /* Version of the reflection structs and the generic trampoline below; bumped on any
  * change of their layout or signature. */
-#define IREEC_ABI_VERSION 3
+#define IREEC_ABI_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -275,16 +275,46 @@ typedef struct ireec_function_info_t {
   int32_t num_dims;              /* entries of the call's dims array (dynamic argument dimensions) */
 } ireec_function_info_t;
 
+/* Hands a module built with --constants=external its constant pool (see <m>.h). */
+typedef ireec_status_t (*ireec_set_constants_fn_t)(const void *data, int64_t size);
+
 typedef struct ireec_module_info_t {
   uint32_t abi_version;          /* IREEC_ABI_VERSION */
   const char *name;              /* module name, the C prefix */
   int32_t num_functions; const ireec_function_info_t *functions;
   int64_t workspace_size;        /* max over functions */
+  int64_t constants_size;        /* bytes of the constant pool (weights) */
+  uint32_t constants_crc32;      /* its CRC-32 (ireec_crc32) */
+  int32_t constants_external;    /* 1: the pool is not in the module (--constants=external):
+                                    set_constants must be given it before any call */
+  ireec_set_constants_fn_t set_constants; /* NULL unless constants_external */
 } ireec_module_info_t;
 
 /* Exported by shared libraries that `ireec build` makes (a one-line shim that
  * returns &<module>_module_info); firmware builds do not need it. */
 const ireec_module_info_t *ireec_query_module_info(void);
+
+/*===----------------------------------------------------------------------===*
+ * CRC-32 of a constant pool (zlib's, PNG's and Ethernet's: reflected polynomial
+ * 0xEDB88320, initial value and final XOR 0xFFFFFFFF), checked by the
+ * <m>_set_constants() of a module built with --constants=external.
+ * Four bits a step over a 16-entry (64-byte) table.
+ *===----------------------------------------------------------------------===*/
+
+static inline uint32_t ireec_crc32(const void *data, size_t size) {
+  static const uint32_t nibble[16] = {
+      0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
+      0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
+      0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
+  const uint8_t *p = (const uint8_t *)data;
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i) {
+    crc ^= p[i];
+    crc = (crc >> 4) ^ nibble[crc & 0xFu];
+    crc = (crc >> 4) ^ nibble[crc & 0xFu];
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
 
 /*===----------------------------------------------------------------------===*
  * f16 / bf16 <-> f32 (storage is uint16_t bits; round to nearest, ties to even)

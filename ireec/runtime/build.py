@@ -26,6 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
+from . import ukernel_objects
+
 __all__ = [
     "BuildError",
     "RUNTIME_HEADER",
@@ -34,6 +36,9 @@ __all__ = [
     "compile_object_check",
     "undefined_symbols",
     "SHIM_FILE_NAME",
+    "write_generated_files",
+    "external_constants",
+    "constants_path",
 ]
 
 RUNTIME_HEADER = "ireec_runtime.h"
@@ -115,14 +120,41 @@ def _env_flags(env_var: str) -> List[str]:
     return shlex.split(os.environ.get(env_var, ""))
 
 
-def _write_sources(files: Mapping[str, str], directory: Path) -> None:
+def write_generated_files(files: Mapping[str, Union[str, bytes]], directory: Path) -> None:
+    """Write ``files`` (name -> text, or -> bytes for a binary file such as the constant
+    pool's ``<m>_constants.bin``) under ``directory``; BuildError for a name that leaves it."""
     for name, text in files.items():
         rel = Path(name)
         if rel.is_absolute() or ".." in rel.parts:
             raise BuildError(f"refusing to write generated file outside the build directory: {name}")
         path = directory / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if isinstance(text, str):
+            path.write_text(text, encoding="utf-8")
+        else:
+            with open(path, "wb") as f:
+                f.write(text)
+
+
+def external_constants(files: Mapping[str, Union[str, bytes]], module_name: str) -> Optional[str]:
+    """The name of the constant pool file of ``files`` when the module takes its constants
+    from the caller (``--constants=external``: a ``<m>_constants.bin`` that no
+    ``<m>_constants.S`` includes), else None."""
+    name = f"{module_name}_constants.bin"
+    if name in files and f"{module_name}_constants.S" not in files:
+        return name
+    return None
+
+
+def constants_path(library: PathLike) -> Path:
+    """Where ``ireec build`` puts the external constants of ``library``, and where
+    ``ireec.load`` looks for them: the library's path with the suffix ``.bin``
+    (``libmodel.so`` -> ``libmodel.bin``)."""
+    return Path(library).with_suffix(".bin")
+
+
+def _write_sources(files: Mapping[str, Union[str, bytes]], directory: Path) -> None:
+    write_generated_files(files, directory)
     if RUNTIME_HEADER not in files:
         (directory / RUNTIME_HEADER).write_text(runtime_header_text(), encoding="utf-8")
 
@@ -168,13 +200,15 @@ def _compile_all(jobs: List[List[str]], cwd: Path, what: str) -> None:
             raise e
 
 
-def build_shared_library(files: Mapping[str, str], module_name: str, out_path: PathLike,
+def build_shared_library(files: Mapping[str, Union[str, bytes]], module_name: str, out_path: PathLike,
                          target: str = "c", extra_cflags: Iterable[str] = ()) -> Path:
     """Compile generated sources into a shared library at ``out_path``; return its path.
 
     ``files``: file name -> text, as produced by the compiler (``<module>.h``,
-    ``<module>.c``, kernels...); ``ireec_runtime.h`` is copied from the package when it
-    is not among them. ``module_name`` is the C prefix: the sources must define
+    ``<module>.c``, kernels...; -> bytes for the constant pool's ``<module>_constants.bin``,
+    assembled in through ``<module>_constants.S`` or, with ``--constants=external``, copied
+    next to the library as :func:`constants_path`); ``ireec_runtime.h`` is copied from the
+    package when it is not among them. ``module_name`` is the C prefix: the sources must define
     ``const ireec_module_info_t <module_name>_module_info``. ``target``: ``c``
     (``cc <target flags> -fPIC ...``, linked ``-shared ... -lm``), ``openmp`` (adds
     ``-fopenmp`` to compiling and linking) or
@@ -198,6 +232,8 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
         _write_sources(files, work)
         (work / SHIM_FILE_NAME).write_text(_shim_source(module_name), encoding="utf-8")
         c_files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.c"))
+        # The constant pool's .incbin stub (--constants=incbin), assembled by cc.
+        c_files += sorted(p.relative_to(work).as_posix() for p in work.rglob("*.S"))
         cu_files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.cu"))
         if cu_files and tgt.source_suffix != ".cu":
             raise BuildError(f"CUDA sources ({', '.join(cu_files)}) need --target=cuda")
@@ -205,20 +241,32 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
         # .c files (the shim, C-target sources) go to cc with the C flags of a C target.
         tflags = list(tgt.compile_flags()) if tgt.source_suffix == ".c" else _c_flags()
         cflags = tflags + ["-fPIC", "-I", "."] + _env_flags("CFLAGS") + extra
-        jobs = [cc + cflags + ["-c", f, "-o", f + ".o"] for f in c_files]
-        objects = [f + ".o" for f in c_files]
+        # The micro-kernel families as objects of their own, from the cache or compiled now.
+        ready, missing = ukernel_objects.plan_objects(files, cc, cflags)
+        kflags = [ukernel_objects.PREBUILT_DEFINE] if ready or missing else []
+        jobs = [cc + cflags + kflags + ["-c", f, "-o", f + ".o"] for f in c_files]
+        objects = [f + ".o" for f in c_files] + [str(path) for _family, path in ready]
+        for family, _path in missing:
+            name, text = ukernel_objects.library_source(family)
+            (work / name).write_text(text, encoding="utf-8")
+            jobs.insert(0, cc + cflags + [ukernel_objects.library_define(family), "-c", name,
+                                          "-o", name + ".o"])
+            objects.append(name + ".o")
         if cu_files:
             nvflags = tgt.compile_flags() + ["-Xcompiler", "-fPIC", "-I", "."] + _env_flags(tgt.flags_env)
             jobs += [tgt.compiler() + nvflags + ["-c", f, "-o", f + ".o"] for f in cu_files]
             objects += [f + ".o" for f in cu_files]
-        link = tgt.link_command(objects, "lib.so")
         _compile_all(jobs, work, "compiling C")
-        _run(link, work, "linking")
-        # Atomic replace: copy next to the destination, then rename over it.
+        for family, path in missing:
+            ukernel_objects.store(work / (ukernel_objects.library_source(family)[0] + ".o"), path)
+        external = external_constants(files, module_name)
+        if external is not None:  # the weights the library is handed at load time
+            _replace_atomically(work / external, constants_path(out), 0o644)
+        # Linked straight next to the destination, then renamed over it (atomic).
         fd, staging = tempfile.mkstemp(prefix=f".{out.name}.", dir=str(out.parent))
         os.close(fd)
         try:
-            shutil.copyfile(work / "lib.so", staging)
+            _run(tgt.link_command(objects, staging), work, "linking")
             os.chmod(staging, 0o755)
             os.replace(staging, out)
         except BaseException:
@@ -226,6 +274,21 @@ def build_shared_library(files: Mapping[str, str], module_name: str, out_path: P
                 os.unlink(staging)
             raise
     return out
+
+
+def _replace_atomically(src: Path, dst: Path, mode: int) -> None:
+    """Copy ``src`` next to ``dst``, then rename it over ``dst``: a process that has the
+    old file open or mapped keeps a consistent one."""
+    fd, staging = tempfile.mkstemp(prefix=f".{dst.name}.", dir=str(dst.parent))
+    os.close(fd)
+    try:
+        shutil.copyfile(src, staging)
+        os.chmod(staging, mode)
+        os.replace(staging, dst)
+    except BaseException:
+        if os.path.exists(staging):
+            os.unlink(staging)
+        raise
 
 
 def compile_object_check(files: Mapping[str, str], flags: Iterable[str] = (),
@@ -241,7 +304,7 @@ def compile_object_check(files: Mapping[str, str], flags: Iterable[str] = (),
     directory.mkdir(parents=True, exist_ok=True)
     _write_sources(files, directory)
     cc = _tool("CC", "cc")
-    c_files = sorted(n for n in files if n.endswith(".c"))
+    c_files = sorted(n for n in files if n.endswith((".c", ".S")))
     if not c_files:
         raise BuildError("no .c files to compile")
     jobs = [cc + list(CHECK_CFLAGS) + ["-I", "."] + list(flags) + ["-c", f, "-o", f + ".o"]

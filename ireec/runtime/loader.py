@@ -24,6 +24,7 @@ siN/iN -> intN, uiN -> uintN, index -> int64, complex<f32> -> complex64.
 """
 from __future__ import annotations
 
+import mmap
 import os
 import shutil
 import tempfile
@@ -42,9 +43,10 @@ from .io_format import ELEMENT_TYPES, ElementType, _contiguous, element_type_for
 __all__ = ["load", "LoadedModule", "CallPlan", "FunctionInfo", "TensorInfo", "StatusError", "STATUS_NAMES",
            "ABI_VERSION"]
 
-#: IREEC_ABI_VERSION of runtime_c/ireec_runtime.h that this loader reads (3: dynamic
-#: dimensions: tensors' ``dynamic_dims``, the trampoline's ``dims``, ``num_dims``).
-ABI_VERSION = 3
+#: IREEC_ABI_VERSION of runtime_c/ireec_runtime.h that this loader reads (4: the module's
+#: constants' size, CRC-32 and ``set_constants`` for external ones; 3: dynamic dimensions:
+#: tensors' ``dynamic_dims``, the trampoline's ``dims``, ``num_dims``).
+ABI_VERSION = 4
 
 #: iree_status_code_t names (iree/base/status.h).
 STATUS_NAMES = {
@@ -84,6 +86,10 @@ typedef struct ireec_module_info_t {
   const char *name;
   int32_t num_functions; const ireec_function_info_t *functions;
   int64_t workspace_size;
+  int64_t constants_size;
+  uint32_t constants_crc32;
+  int32_t constants_external;
+  ireec_status_t (*set_constants)(const void *data, int64_t size);
 } ireec_module_info_t;
 const ireec_module_info_t *ireec_query_module_info(void);
 """
@@ -209,7 +215,8 @@ class LoadedModule:
     that are not Python identifiers or clash with attributes work with ``m["name"](...)``.
     Calls are serialised per module (they share one 64-byte-aligned workspace)."""
 
-    def __init__(self, path: Union[str, os.PathLike]):
+    def __init__(self, path: Union[str, os.PathLike],
+                 constants: Optional[Union[str, os.PathLike]] = None):
         self.path = str(Path(path).resolve())
         if not os.path.isfile(self.path):
             raise FileNotFoundError(f"no module at '{path}'")
@@ -254,6 +261,47 @@ class LoadedModule:
         self._plans: Dict[str, CallPlan] = {name: CallPlan(self, fi, self._calls[name])
                                             for name, fi in self._functions.items()}
         self._device_call = None  # <module>_call_device of a cuda module, looked up on first use
+        self.constants_size = int(info.constants_size)
+        self.constants_crc32 = int(info.constants_crc32)
+        self.constants_path: Optional[str] = None
+        self._constants_map = None
+        if info.constants_external:
+            self._set_constants(constants)
+        elif constants is not None:
+            raise ValueError(f"'{path}' holds its constants (built without "
+                             "--constants=external): constants= is not taken")
+
+    def _set_constants(self, constants) -> None:
+        """Map the external constant pool file read-only (no copy) and hand it to the
+        module's ``set_constants``. The file is ``constants`` or, when None, the
+        library's path with the suffix ``.bin`` (where ``ireec build`` writes it).
+        FileNotFoundError when it is missing; StatusError when the module refuses it
+        (INVALID_ARGUMENT: wrong size; DATA_LOSS: its CRC-32 is not the one the module was
+        built with)."""
+        file = Path(constants) if constants is not None else Path(self.path).with_suffix(".bin")
+        if not file.is_file():
+            raise FileNotFoundError(
+                f"'{self.path}' was built with --constants=external and needs its constants "
+                f"file ({self.constants_size} bytes): no file '{file}' (pass constants=PATH)")
+        ffi = self._ffi
+        with open(file, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        buf = ffi.from_buffer("char[]", mapped) if size else ffi.NULL
+        status = self._info.set_constants(buf, size)
+        if status != 0:
+            if size:
+                del buf
+                mapped.close()
+            error = StatusError(f"{self.name}_set_constants('{file}')", status)
+            reason = {3: f"it has {size} bytes, the module needs {self.constants_size}",
+                      15: f"its CRC-32 is not 0x{self.constants_crc32:08X}: not the constants "
+                          "this module was built with"}.get(int(status))
+            if reason:
+                error.args = (f"{error.args[0]}: {reason}",)
+            raise error
+        self._constants_map = (mapped, buf)  # kept alive (and mapped) with the module
+        self.constants_path = str(file)
 
     # -- table reading -------------------------------------------------------
     def _tensor(self, t, fn: str) -> TensorInfo:
@@ -554,10 +602,15 @@ def _dynamic_extents(fi: FunctionInfo, arrays: Sequence[np.ndarray]) -> List[int
     return dims
 
 
-def load(path: Union[str, os.PathLike]) -> LoadedModule:
+def load(path: Union[str, os.PathLike],
+         constants: Optional[Union[str, os.PathLike]] = None) -> LoadedModule:
     """Load the ireec shared library at ``path`` (see :class:`LoadedModule`).
 
-    Raises FileNotFoundError, OSError (not loadable) or ValueError (not an ireec module,
-    ABI version mismatch, inconsistent table).
+    A module built with ``--constants=external`` maps its constants file read-only (no
+    copy): ``constants``, or by default ``path`` with the suffix ``.bin`` (where ``ireec
+    build`` writes it). Raises FileNotFoundError (no library, or no constants file),
+    OSError (not loadable), ValueError (not an ireec module, ABI version mismatch,
+    inconsistent table, ``constants`` given to a module that holds its own) or
+    StatusError (the constants file has the wrong size or CRC-32).
     """
-    return LoadedModule(path)
+    return LoadedModule(path, constants)

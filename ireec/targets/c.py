@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 import jinja2
 
@@ -23,6 +23,7 @@ from ..passes.input.map_dynamic_dims import dynamic_dims_of
 from ..passes.pass_base import PassContext
 from ..tools import report as reporting
 from .base import Target
+from . import constants as pool_output
 from . import register_target
 
 # iree_hal_element_type_t numerical types (iree/hal/buffer_view.h): value = (type << 24) | bits.
@@ -59,13 +60,6 @@ def runtime_header(name: str = "ireec_runtime.h") -> str:
     """Text of ``runtime_c/<name>``: ``ireec_runtime.h`` is copied next to every generated
     module, ``ireec_ukernel.h`` next to those whose kernels call a micro-kernel."""
     return importlib.resources.files("ireec.runtime_c").joinpath(name).read_text()
-
-
-def _hex_rows(data: bytes, per_row: int = 24) -> str:
-    rows = []
-    for i in range(0, len(data), per_row):
-        rows.append("  " + ",".join(f"0x{b:02x}" for b in data[i: i + per_row]) + ",")
-    return "\n".join(rows)
 
 
 def _tensor_info(name: str, t: T.TensorType) -> dict:
@@ -273,6 +267,9 @@ class CTarget(Target):
     #: Flags that let reduction loops vectorize (``IREEC_SIMD_REDUCTION``: OpenMP's ``simd``
     #: pragma alone, no OpenMP runtime), left out under :attr:`strict_fp`.
     reduction_cflags = ("-fopenmp-simd", "-DIREEC_REASSOCIATE_REDUCTIONS")
+    #: Whether the constant pool may be a binary file (``--constants=incbin|external``,
+    #: ireec/targets/constants.py) rather than C text.
+    binary_constants = True
 
     def compile_flags(self) -> List[str]:
         """:attr:`cflags`, with ``-ffp-contract=off`` under :attr:`strict_fp` (else the
@@ -312,8 +309,10 @@ class CTarget(Target):
         adds its own values here (templates never test the target's name)."""
         return common
 
-    def render(self, module: Operation, ctx: PassContext) -> Dict[str, str]:
-        """File name → text of every generated source (deterministic)."""
+    def render(self, module: Operation, ctx: PassContext) -> Dict[str, Union[str, bytes]]:
+        """File name → text of every generated source (deterministic), and → bytes of the
+        constant pool's ``<m>_constants.bin`` when ``--constants`` (ctx.options
+        ``constants``; ireec/targets/constants.py) writes it as a blob."""
         env = _env(self.template_root())
         mod = ctx.module_name
         static = ctx.options.get("workspace", "argument") == "static"
@@ -374,8 +373,10 @@ class CTarget(Target):
                     fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
         for fn in functions:  # after every kernel: a host function may run them in one region
             fn["body"] = _print_as_static(self.host_function(fn.pop("op"), kernels), fn["c_name"] + "_impl")
-        pool = getattr(module, "resources", {}).get("__ireec_constant_pool", b"")[4:]
+        pool = memoryview(getattr(module, "resources", {}).get("__ireec_constant_pool", b""))[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
+        mode = pool_output.constants_mode(ctx.options.get("constants"), len(pool),
+                                          binary_ok=self.binary_constants)
 
         # Memory, stack and work per function (ireec/tools/report.py); budgets are errors.
         code = {"bodies.c": "\n".join([k["body"] for k in kernels] + [fn["body"] for fn in functions])}
@@ -393,15 +394,19 @@ class CTarget(Target):
                   "static_workspace": static, "static_workspace_size": arena if static else 0,
                   "stack_size": rep["stack_bytes"], "libraries": rep["libraries"],
                   "frame_bytes": reporting.FRAME_BYTES,
-                  "constant_pool_size": len(pool), "constant_pool_text": _hex_rows(pool),
-                  "global_state_size": len(state), "global_state_text": _hex_rows(state),
+                  **pool_output.template_fields(mode, pool),
+                  "global_state_size": len(state), "global_state_text": pool_output.hex_rows(state),
                   "preamble": self.kernel_preamble(),
                   "ukernels": any("ireec_uk_" in k["body"] for k in kernels)}
         common = self.context(common)
-        files: Dict[str, str] = {}
-        for template, file_name in self.file_names(mod).items():
+        files: Dict[str, Union[str, bytes]] = {}
+        names = dict(self.file_names(mod))
+        if mode == "incbin" and len(pool):
+            names["constants.S.j2"] = f"{mod}_constants.S"
+        for template, file_name in names.items():
             text = env.get_template(f"{self.templates}/{template}").render(common)
             files[file_name] = _resolve_line_markers(text, file_name)
+        files.update(pool_output.pool_files(mode, mod, pool))
         files["ireec_runtime.h"] = runtime_header()
         if common.get("ukernels"):
             files["ireec_ukernel.h"] = runtime_header("ireec_ukernel.h")

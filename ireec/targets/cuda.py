@@ -412,6 +412,8 @@ class CUDATarget(CTarget):
     pointers."""
 
     name = "cuda"
+    #: The pool is a ``__device__`` array of the module image: C text only.
+    binary_constants = False
     is_gpu = True
     #: A padded tile per workgroup would be per-thread local memory here: pads keep their dispatch.
     fuse_padding_into_consumers = False

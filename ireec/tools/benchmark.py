@@ -701,7 +701,7 @@ def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
     parse_min_time(args.min_time)  # flag errors before any work
     try:
         module = load(path)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RuntimeError) as e:  # RuntimeError: constants refused
         raise BenchmarkError(str(e)) from None
     inputs = io_format.parse_inputs(args.input or [])
     fns = _select_functions(module, args.function, len(inputs))

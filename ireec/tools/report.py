@@ -288,7 +288,8 @@ def code_sizes(files: Mapping[str, str], cc: Sequence[str] = ("cc",),
     out: Dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="ireec-size-") as tmp:
         for name, text in files.items():
-            Path(tmp, name).write_text(text, encoding="utf-8")
+            if isinstance(text, str):  # the constant pool's .bin is data, not code
+                Path(tmp, name).write_text(text, encoding="utf-8")
         for name in sorted(n for n in files if n.endswith(".c")):
             obj = str(Path(tmp, name + ".o"))
             cmd = list(cc) + ["-std=c99", "-Os", "-ffunction-sections", "-fdata-sections",

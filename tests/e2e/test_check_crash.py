@@ -85,7 +85,7 @@ static const ireec_function_info_t crashy_functions[] = {
   {"passes", 0, NULL, 0, NULL, crashy_call_passes, 0, 0},
   {"fpe", 0, NULL, 0, NULL, crashy_call_fpe, 0, 0},
 };
-const ireec_module_info_t crashy_module_info = {IREEC_ABI_VERSION, "crashy", 3, crashy_functions, 0};
+const ireec_module_info_t crashy_module_info = {IREEC_ABI_VERSION, "crashy", 3, crashy_functions, 0, 0, 0u, 0, NULL};
 """
 
 _CRASHING_TESTS = """

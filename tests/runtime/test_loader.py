@@ -362,7 +362,7 @@ def test_header_includes_only_allowed_headers():
     text = HEADER_PATH.read_text()
     includes = set(re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', text))
     assert includes == {"stdint.h", "stddef.h", "math.h", "string.h"}
-    assert "#ifndef IREEC_RUNTIME_H_" in text and "#define IREEC_ABI_VERSION 3" in text
+    assert "#ifndef IREEC_RUNTIME_H_" in text and "#define IREEC_ABI_VERSION 4" in text
 
 
 USE_HEADER = """#include "ireec_runtime.h"

@@ -303,8 +303,11 @@ class ScheduleAllocationPass(Pass):
     name = "iree-stream-schedule-allocation"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        self.pool = bytearray()
-        self.pool_index: Dict[bytes, int] = {}
+        # The pool blob as dense_resource stores it: its alignment (4 bytes), then the data;
+        # offsets count from the data. Constants are deduplicated by (size, hash) with a
+        # byte comparison, so no constant is held twice.
+        self.pool = bytearray(ALIGNMENT.to_bytes(4, "little"))
+        self.pool_index: Dict[Tuple[int, int], List[int]] = {}
         self.module = module
         self.globals = self._place_globals(module)
         report = ctx.report.setdefault("functions", {})
@@ -319,14 +322,17 @@ class ScheduleAllocationPass(Pass):
                 f.attributes["stream.memory_plan"] = DictAttr(tuple(
                     (k, IntegerAttr(plan[k], T.index)) for k in
                     ("arena_bytes", "lower_bound_bytes", "transient_sum_bytes")))
-        if self.pool:
+        pool_bytes = len(self.pool) - 4
+        if pool_bytes:
             module.resources = dict(getattr(module, "resources", {}))
-            module.resources["__ireec_constant_pool"] = (ALIGNMENT).to_bytes(4, "little") + bytes(self.pool)
-            pool_t = T.TensorType((len(self.pool),), T.IntegerType(8))
+            # The bytearray itself (no copy: a 400 MB pool is held once).
+            module.resources["__ireec_constant_pool"] = self.pool
+            pool_t = T.TensorType((pool_bytes,), T.IntegerType(8))
             module.body.insert(0, Operation("util.global", attributes={
                 "sym_name": StringAttr("__constant_pool"), "sym_visibility": StringAttr("private"),
                 "type": TypeAttr(pool_t), "initial_value": DenseResourceAttr("__ireec_constant_pool", pool_t)}))
-        ctx.report["constant_pool_bytes"] = len(self.pool)
+        ctx.report["constant_pool_bytes"] = pool_bytes
+        self.pool = self.pool_index = None
         ctx.report["global_state_bytes"] = len(getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:])
 
     def _place_globals(self, module: Operation) -> Dict[str, Slot]:
@@ -361,12 +367,19 @@ class ScheduleAllocationPass(Pass):
         return placed
 
     def _pool_offset(self, data: bytes) -> int:
-        off = self.pool_index.get(data)
-        if off is None:
-            self.pool.extend(b"\0" * (align(len(self.pool)) - len(self.pool)))
-            off = len(self.pool)
-            self.pool.extend(data)
-            self.pool_index[data] = off
+        """Offset in the pool's data of the bytes ``data``, appended (aligned) unless the
+        pool holds the same bytes already."""
+        n = len(data)
+        key = (n, hash(data))
+        for off in self.pool_index.get(key, ()):
+            with memoryview(self.pool) as view:
+                if view[4 + off: 4 + off + n] == data:
+                    return off
+        used = len(self.pool) - 4
+        self.pool.extend(bytes(align(used) - used))
+        off = len(self.pool) - 4
+        self.pool.extend(data)
+        self.pool_index.setdefault(key, []).append(off)
         return off
 
     def plan(self, f: Operation) -> dict:

@@ -1,0 +1,111 @@
+"""How the constant pool reaches the artefact: C array, ``.incbin`` blob or external file.
+
+The stream phase pools every constant (weights first of all) into one 64-byte-aligned
+read-only blob (``__ireec_constant_pool``, ireec/passes/stream/schedule_allocation.py). A
+C target writes it one of three ways, chosen with ``--constants`` (``ctx.options
+["constants"]``):
+
+- ``c-array``: a ``static const uint8_t <m>_constant_pool[N] = {0x.., ...}`` in ``<m>.c``.
+  Works with any C compiler and no assembler, but a C compiler parses about a megabyte
+  of such text per second and keeps ~100 bytes of memory per byte of data: right for small
+  pools only.
+- ``incbin``: the pool is written as it is to ``<m>_constants.bin`` and ``<m>_constants.S``
+  pulls it into the image with the assembler's ``.incbin`` directive (ELF and Mach-O
+  spellings; GNU as and clang's integrated assembler), in a read-only section aligned to
+  64 bytes. The assembler copies the bytes: building a 400 MB model costs what writing
+  the file costs. What Glow's and TVM's bundles do with ``--link-params``.
+- ``external``: the weights are not in the code at all. ``<m>_constants.bin`` is shipped
+  beside it and the caller hands a pointer to it (mapped file, external flash) to
+  ``<m>_set_constants(data, size)`` once before any call; the header gives the size,
+  the alignment and a CRC-32 the call checks. Glow's "constant weights" file, TVM's
+  ``link-params=false``: weights updated without relinking.
+- ``auto`` (the default): ``c-array`` up to :data:`C_ARRAY_MAX_BYTES`, ``incbin`` above.
+
+A ``<M>_CONSTANT_SECTION`` macro (a string literal, e.g. ``-DMODEL_CONSTANT_SECTION=
+'".qspi_weights"'``) defined when compiling ``<m>.c`` / assembling ``<m>_constants.S``
+puts the pool in a section a linker script can place (external flash, say).
+
+The checksum is CRC-32 as zlib, PNG and Ethernet compute it (reflected polynomial
+0xEDB88320, initial value and final XOR 0xFFFFFFFF): ``zlib.crc32`` here,
+``ireec_crc32`` in runtime_c/ireec_runtime.h.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Dict, Optional
+
+import numpy as np
+
+from ..ir.diagnostics import CompileError
+
+#: ``--constants`` choices.
+MODES = ("auto", "c-array", "incbin", "external")
+#: Largest pool ``auto`` writes as a C array (bytes). gcc 12 at -O3 takes about 0.1 s and
+#: 10 MB of memory for a 64 KiB array; past that the assembler's ``.incbin`` is cheaper.
+C_ARRAY_MAX_BYTES = 64 * 1024
+#: Bytes per row of a C-array initializer.
+ROW_BYTES = 24
+
+
+def constants_mode(option: Optional[str], pool_bytes: int, *, binary_ok: bool = True) -> str:
+    """The mode a pool of ``pool_bytes`` is written in, for ``--constants=option`` (None:
+    ``auto``). ``binary_ok`` is False for targets whose pool must be C text (cuda's
+    ``__device__`` array): ``auto`` is then ``c-array`` and ``incbin``/``external`` a
+    CompileError. Raises CompileError for an unknown option."""
+    mode = option or "auto"
+    if mode not in MODES:
+        raise CompileError(f"--constants={mode}: expected one of {', '.join(MODES)}")
+    if not binary_ok:
+        if mode in ("incbin", "external"):
+            raise CompileError(f"--constants={mode} is not supported by this target: its "
+                               "constants live in the device image (use c-array or auto)")
+        return "c-array"
+    if mode == "auto":
+        return "c-array" if pool_bytes <= C_ARRAY_MAX_BYTES else "incbin"
+    return mode
+
+
+def crc32(data) -> int:
+    """CRC-32 (zlib's) of a bytes-like object, as an unsigned 32-bit int."""
+    return zlib.crc32(data) & 0xFFFFFFFF
+
+
+_HEX_CELLS = np.array([f"0x{i:02x},".encode() for i in range(256)], dtype="S5")
+
+
+def hex_rows(data, per_row: int = ROW_BYTES) -> str:
+    """``data`` as C initializer text: rows of ``per_row`` ``0x..`` bytes, each row indented
+    by two spaces and ended by a comma, rows separated by newlines (no final newline).
+    Vectorised with numpy: about 0.5 s for 100 MB (a Python loop takes a minute)."""
+    b = np.frombuffer(data, np.uint8)
+    if b.size == 0:
+        return ""
+    cells = _HEX_CELLS[b].view(np.uint8).reshape(-1, 5)
+    full, rest = divmod(b.size, per_row)
+    parts = []
+    if full:
+        rows = np.empty((full, 2 + 5 * per_row + 1), np.uint8)
+        rows[:, :2] = ord(" ")
+        rows[:, 2:-1] = cells[: full * per_row].reshape(full, 5 * per_row)
+        rows[:, -1] = ord("\n")
+        parts.append(rows.tobytes())
+    if rest:
+        parts.append(b"  " + cells[full * per_row:].tobytes() + b"\n")
+    return b"".join(parts)[:-1].decode("ascii")
+
+
+def pool_files(mode: str, module_name: str, pool) -> Dict[str, object]:
+    """The binary files of ``mode``: ``<m>_constants.bin`` (``pool`` itself, a bytes-like
+    object, not copied) for ``incbin`` and ``external``, nothing for ``c-array``."""
+    if mode in ("incbin", "external") and len(pool):
+        return {f"{module_name}_constants.bin": pool}
+    return {}
+
+
+def template_fields(mode: str, pool, *, text: bool = True) -> dict:
+    """Template fields of the pool: ``constants_mode``, ``constant_pool_size`` (bytes),
+    ``constant_pool_crc32`` (``0x........``), ``constant_pool_text`` (the C initializer
+    rows, c-array only; empty when ``text`` is False)."""
+    return {"constants_mode": mode, "constant_pool_size": len(pool),
+            "constant_pool_crc32": f"0x{crc32(pool):08X}",
+            "constant_pool_text": hex_rows(pool) if mode == "c-array" and text else ""}
