@@ -75,6 +75,30 @@
 #define IREEC_UK_X86 1
 #endif
 
+/* How the two entry points, ireec_uk_sgemm_fused and ireec_uk_dwconv_fused, are compiled:
+ * by default `static inline`, the family in the file that includes this header (what
+ * generated sources do, so they stand alone). `ireec build` compiles each family once per
+ * compiler and flags into an object of its own (IREEC_UKERNEL_LIBRARY_SGEMM or _DWCONV: that
+ * entry point is defined with external, hidden linkage) and has the kernels include only
+ * the declarations (IREEC_UKERNEL_PREBUILT), as IREE links its prebuilt micro-kernel
+ * bitcode: a family takes seconds to compile at -O3 (hand-vectorized tiles for three ISAs),
+ * a module's own kernels a fraction of that. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define IREEC_UK_EXTERN __attribute__((visibility("hidden")))
+#else
+#define IREEC_UK_EXTERN
+#endif
+#if defined(IREEC_UKERNEL_PREBUILT) || defined(IREEC_UKERNEL_LIBRARY_SGEMM)
+#define IREEC_UK_SGEMM_API IREEC_UK_EXTERN
+#else
+#define IREEC_UK_SGEMM_API static inline
+#endif
+#if defined(IREEC_UKERNEL_PREBUILT) || defined(IREEC_UKERNEL_LIBRARY_DWCONV)
+#define IREEC_UK_DWCONV_API IREEC_UK_EXTERN
+#else
+#define IREEC_UK_DWCONV_API static inline
+#endif
+
 /* Flags of ireec_uk_sgemm (IREE's IREE_UK_FLAG_MMT4D_ACCUMULATE): add the products to C's
  * initial values; without it C is overwritten (its initial contents are never read, as
  * after a zero fill the compiler dropped). */
@@ -107,6 +131,15 @@ typedef struct {
   float lo, hi;
   int flags;
 } ireec_uk_epilogue_t;
+
+#if defined(IREEC_UKERNEL_PREBUILT)
+IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const float *A,
+                                  int64_t a_m, int64_t a_k, const float *B, int64_t b_k,
+                                  int64_t b_n, float *C, int64_t ldc, int64_t mc,
+                                  int64_t nc, int64_t kc, float *work, int flags,
+                                  const float *bias, int64_t bias_i, int64_t bias_j,
+                                  float lo, float hi);
+#else
 
 /* The epilogue on one element x of C whose bias element is b. */
 static inline float ireec_uk_epilogue1(const ireec_uk_epilogue_t *ep, float x, float b) {
@@ -571,7 +604,7 @@ static void ireec_uk_sgemm_pack_a(int64_t mcur, int64_t kcur, const float *a, in
  * _CLAMP_LO, ...: see ireec_uk_epilogue_t) then apply to every finished element
  * C[i*ldc + j] with bias element bias[i*bias_i + j*bias_j] (bias_j 0 or 1) and bounds lo, hi
  * (bias, lo and hi unused without their flags). */
-static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const float *A,
+IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const float *A,
                                         int64_t a_m, int64_t a_k, const float *B, int64_t b_k,
                                         int64_t b_n, float *C, int64_t ldc, int64_t mc,
                                         int64_t nc, int64_t kc, float *work, int flags,
@@ -702,6 +735,8 @@ static inline void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, const f
   }
 }
 
+#endif /* IREEC_UKERNEL_PREBUILT */
+
 /* ireec_uk_sgemm_fused without an epilogue. */
 static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t a_m,
                                   int64_t a_k, const float *B, int64_t b_k, int64_t b_n, float *C,
@@ -711,6 +746,16 @@ static inline void ireec_uk_sgemm(int64_t M, int64_t N, int64_t K, const float *
                        flags & IREEC_UK_FLAG_ACCUMULATE, NULL, 0, 0, 0.0f, 0.0f);
 }
 
+#if defined(IREEC_UKERNEL_PREBUILT)
+/* ireec_uk_dwconv_fused: see ireec_ukernel.h built without IREEC_UKERNEL_PREBUILT. */
+IREEC_UK_DWCONV_API void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW, int64_t KH,
+                                         int64_t KW, const float *in, int64_t in_c, int64_t in_y,
+                                         int64_t in_x, int64_t in_ty, int64_t in_tx,
+                                         const float *w, int64_t w_c, int64_t w_ty, int64_t w_tx,
+                                         float *out, int64_t out_c, int64_t out_y, int64_t out_x,
+                                         int flags, const float *bias, int64_t bias_c, float lo,
+                                         float hi);
+#else
 /* ireec_uk_dwconv: a depthwise convolution over one workgroup tile, f32,
  *
  *   out[c, y, x] += sum over ty < KH, tx < KW of in[c, y, x, ty, tx] * w[c, ty, tx]
@@ -1044,7 +1089,7 @@ static ireec_uk_dwconv_fn ireec_uk_dwconv_select(void) {
 }
 
 /* ireec_uk_dwconv: see above. Sizes are elements; strides may be any value. */
-static inline void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW, int64_t KH,
+IREEC_UK_DWCONV_API void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW, int64_t KH,
                                          int64_t KW, const float *in, int64_t in_c, int64_t in_y,
                                          int64_t in_x, int64_t in_ty, int64_t in_tx,
                                          const float *w, int64_t w_c, int64_t w_ty, int64_t w_tx,
@@ -1060,6 +1105,8 @@ static inline void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW, int6
   p.flags = flags; p.bias = bias; p.bias_c = bias_c; p.lo = lo; p.hi = hi;
   ireec_uk_dwconv_select()(&p);
 }
+#endif /* IREEC_UKERNEL_PREBUILT */
+
 /* ireec_uk_dwconv_fused accumulating onto out, without an epilogue. */
 static inline void ireec_uk_dwconv(int64_t C, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
                                    const float *in, int64_t in_c, int64_t in_y, int64_t in_x,
