@@ -5,6 +5,8 @@
     python3 -m benchmarks --cases matmul_128,mlp --targets c --no-iree --output -
     python3 -m benchmarks --only compile-time   # only the compile-time section (see
                                                 # benchmarks/compile_time.py), updated in place
+    python3 -m benchmarks --only weight-scale --weight-sizes 1   # only the compile cost by
+                                                # weight size (benchmarks/weight_scale.py)
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -68,9 +70,10 @@ from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E40
                                    machine_context, parse_min_time, prepare_call)
 
 from benchmarks import compile_time, onnx_runtime, peak  # noqa: E402
+from benchmarks import weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time",)
+SECTIONS = ("compile-time", "weight-scale")
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
 
@@ -806,9 +809,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="chain lengths of the compile-time section (default "
                         f"{','.join(map(str, COMPILE_SIZES))}; quick {','.join(map(str, QUICK_COMPILE_SIZES))})")
     p.add_argument("--compile-timeout", type=float, default=1800.0,
-                   help="seconds one compile-time command may run before it is reported "
-                        "unfinished (default 1800)")
+                   help="seconds one compile-time or weight-scale command may run before it "
+                        "is reported unfinished (default 1800)")
+    p.add_argument("--weight-sizes",
+                   help="model sizes of the weight-scale section, millions of parameters "
+                        f"(default {','.join(f'{m:g}' for m in weight_scale.DEFAULT_SIZES)}; "
+                        f"quick {','.join(f'{m:g}' for m in weight_scale.QUICK_SIZES)})")
+    p.add_argument("--weight-repeats", type=int,
+                   help="runs of each weight-scale command, alternating (default "
+                        f"{weight_scale.DEFAULT_REPEATS}; quick 1)")
     args = p.parse_args(argv)
+    weight_sizes = weight_scale.QUICK_SIZES if args.quick else weight_scale.DEFAULT_SIZES
+    if args.weight_sizes:
+        try:
+            weight_sizes = weight_scale.parse_sizes(args.weight_sizes)
+        except ValueError:
+            p.error(f"--weight-sizes: expected comma-separated positive numbers, got "
+                    f"'{args.weight_sizes}'")
+    weight_repeats = args.weight_repeats
+    if weight_repeats is None:
+        weight_repeats = 1 if args.quick else weight_scale.DEFAULT_REPEATS
+    if weight_repeats < 1:
+        p.error("--weight-repeats: at least 1")
+    weight_dir = None if args.build_dir == p.get_default("build_dir") else Path(args.build_dir)
     sizes = (QUICK_COMPILE_SIZES if args.quick else COMPILE_SIZES)
     if args.compile_sizes:
         try:
@@ -819,6 +842,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             p.error("--compile-sizes: chain lengths must be at least 1")
     if args.only == "compile-time":
         return _compile_time_only(args, sizes)
+    if args.only == "weight-scale":
+        return _weight_scale_only(args, weight_sizes, weight_repeats, weight_dir)
 
     opts = Options()
     if args.quick:
@@ -886,6 +911,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         text = compile_time.replace_section(
             text, compile_time.SECTION_TITLE,
             compile_time.render_compile_time(timings, compile_time.context_lines(load)))
+        load = _load_average()
+        weights = weight_scale.run_weight_scale(weight_sizes, weight_repeats,
+                                                args.compile_timeout, log, weight_dir)
+        text = compile_time.replace_section(
+            text, weight_scale.SECTION_TITLE,
+            weight_scale.render_weight_scale(weights, weight_scale.context_lines(load),
+                                             weight_repeats))
     if args.output == "-":
         sys.stdout.write(text)
     else:
@@ -909,6 +941,25 @@ def _compile_time_only(args, sizes) -> int:
     out.write_text(compile_time.replace_section(old, compile_time.SECTION_TITLE, lines),
                    encoding="utf-8")
     print(f"updated the compile-time section of {args.output}")
+    return 0
+
+
+def _weight_scale_only(args, sizes, repeats, work_parent) -> int:
+    """``--only weight-scale``: measure the compile cost by weight size and splice that
+    section into ``--output`` (created when missing), leaving every other section as it was.
+    The generated files go to a temporary folder (under ``--build-dir`` when given)."""
+    load = _load_average()
+    results = weight_scale.run_weight_scale(sizes, repeats, args.compile_timeout,
+                                            lambda m: print(m, flush=True), work_parent)
+    lines = weight_scale.render_weight_scale(results, weight_scale.context_lines(load), repeats)
+    if args.output == "-":
+        sys.stdout.write("\n".join(lines))
+        return 0
+    out = Path(args.output)
+    old = out.read_text(encoding="utf-8") if out.is_file() else "# ireec benchmarks\n"
+    out.write_text(compile_time.replace_section(old, weight_scale.SECTION_TITLE, lines),
+                   encoding="utf-8")
+    print(f"updated the weight-scale section of {args.output}")
     return 0
 
 
