@@ -43,3 +43,32 @@ func.func @splat_becomes_scalar(%a: tensor<8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// A producer read through a unit-dim collapse_shape: the consumer reads the producer
+// directly (the reshape folded), the producer is fused into it, and both the reshape and
+// the producer go (left alone the producer would become a dispatch that stores nothing).
+// CHECK-LABEL: func.func @producer_through_unit_reshape
+// CHECK-NOT:   tensor.collapse_shape
+// CHECK:       linalg.generic
+// CHECK:         arith.mulf
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    linalg.yield
+// CHECK-NOT:   linalg.generic
+// CHECK:       return
+func.func @producer_through_unit_reshape(%a: tensor<1x16x1x1xf32>, %b: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %c = arith.constant 3.906250e-03 : f32
+  %e0 = tensor.empty() : tensor<1x16x1x1xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<1x16x1x1xf32>) outs(%e0 : tensor<1x16x1x1xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x1x1xf32>
+  %1 = tensor.collapse_shape %0 [[0], [1, 2, 3]] : tensor<1x16x1x1xf32> into tensor<1x16xf32>
+  %e1 = tensor.empty() : tensor<1x16xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%1, %b : tensor<1x16xf32>, tensor<1x16xf32>) outs(%e1 : tensor<1x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16xf32>
+  return %2 : tensor<1x16xf32>
+}

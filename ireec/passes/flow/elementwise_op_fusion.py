@@ -316,9 +316,14 @@ def fuse_in_block(blk: Block) -> None:
                 changed = True
                 if not any(r.uses for r in producer.results):
                     producer.erase()
+        # Dead pure ops, last first so that chains go: a reshape whose consumer now reads
+        # its source, then the producer it read (fused as a copy while the reshape still
+        # used it; left alone it would become a dispatch that stores nothing).
         for op in reversed(list(blk.ops)):
             if (op.name in _UNIT_RESHAPES or op.name == "arith.constant") \
                     and isinstance(op.results[0].type, T.TensorType) and not op.results[0].uses:
+                op.erase()
+            elif _is_generic(op) and _on_tensors(op) and not any(r.uses for r in op.results):
                 op.erase()
 
 
