@@ -9,7 +9,9 @@ lists files without a row.
 
 Inputs and expected outputs follow ../shared/models/README.md: ``.args`` files take
 ``arg<i>.npy`` (every one in the folder), other files only ``arg0.npy``; the expected output
-is ``out0.const.npy`` for ``.const`` files when present, else ``out0.npy``.
+is ``out0.const.npy`` for ``.const`` files when present, else ``out0.npy``. A file lowered at
+one sequence length (``<m>.s<N>.<form>.mlir``) takes ``arg0.s<N>.npy`` (and, for ``.args``,
+the weights ``arg1.npy``...) and expects ``out0.s<N>.npy``.
 """
 from __future__ import annotations
 
@@ -63,10 +65,14 @@ def skip_unless_pass(path: Optional[Path]) -> None:
 def inputs_and_expected(path: Path):
     """(arguments as numpy arrays, expected output) of the model file ``path``."""
     d = path.parent
+    tag = re.search(r"\.(s\d+)\.", path.name)  # lowered at one sequence length
+    arg0, out0 = (f"arg0.{tag.group(1)}.npy", f"out0.{tag.group(1)}.npy") if tag else ("arg0.npy", "out0.npy")
     if ".args." in path.name:
-        n = len(list(d.glob("arg*.npy")))
-        args = [np.load(d / f"arg{i}.npy") for i in range(n)]
-        return args, np.load(d / "out0.npy")
+        n = 1 + len([p for p in d.glob("arg*.npy") if re.fullmatch(r"arg[1-9]\d*\.npy", p.name)])
+        args = [np.load(d / arg0)] + [np.load(d / f"arg{i}.npy") for i in range(1, n)]
+        return args, np.load(d / out0)
+    if tag:
+        return [np.load(d / arg0)], np.load(d / out0)
     const_out = d / "out0.const.npy"
     return [np.load(d / "arg0.npy")], np.load(const_out if const_out.exists() else d / "out0.npy")
 
