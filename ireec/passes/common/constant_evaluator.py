@@ -41,8 +41,11 @@ from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, Affin
 from ...ir.attributes import DenseElementsAttr, DenseResourceAttr, FloatAttr, IntegerAttr
 from ...ir.core import Operation, Value
 
-#: Most elements an evaluated result (or the iteration domain of a structured op) may have.
-MAX_DOMAIN_ELEMENTS = 1 << 24
+#: Most elements an evaluated result (or the iteration domain of a structured op) may have:
+#: 1 GiB of f32, a transposed 16k x 16k weight (real exports transpose every linear layer's
+#: weight; left to run, a 100 MB one is copied on every call). The work of heavier payloads
+#: is bounded by MAX_SCALAR_WORK.
+MAX_DOMAIN_ELEMENTS = 1 << 28
 #: Most scalar operations (domain elements x payload ops) one evaluation may perform: about
 #: a second of numpy time on this class of machine.
 MAX_SCALAR_WORK = 1 << 28
@@ -372,8 +375,19 @@ def _eval_payload(block, env: Dict[Value, np.ndarray], consts: Callable[[Value],
         if op.name == "linalg.index":
             env[op.results[0]] = env[("index", op.attributes["dim"].value)]
             continue
+        if op.name == "tensor.extract":  # a gather from a constant tensor the payload captures
+            src, *idx = [env[v] if v in env else consts(v) for v in op.operands]
+            if src is None or src.ndim != len(idx):
+                raise Unsupported("tensor.extract of a non-constant tensor")
+            idx = [np.asarray(i, np.int64) for i in idx]
+            if any(i.size and (i.min() < 0 or i.max() >= n) for i, n in zip(idx, src.shape)):
+                raise Unsupported("tensor.extract out of bounds")
+            env[op.results[0]] = np.asarray(src)[tuple(np.broadcast_arrays(*idx))] if idx else np.asarray(src)[()]
+            continue
         if op.regions:
             raise Unsupported(f"payload op '{op.name}' with regions")
+        if any(isinstance(v.type, T.ShapedType) for v in op.operands):
+            raise Unsupported(f"payload op '{op.name}' on a tensor")
         args = [env[v] if v in env else consts(v) for v in op.operands]
         env[op.results[0]] = eval_scalar_op(op, args)
     raise Unsupported("payload without linalg.yield")

@@ -30,7 +30,7 @@ from typing import Dict, List, Optional
 from ...dialects import linalg as L
 from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
-from ...ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
+from ...ir.attributes import DenseArrayAttr, DenseElementsAttr, FloatAttr, IntegerAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ..common.distribution import compose, inverse_permutation
 from ..common.linalg_generalize_named_ops import generalize
@@ -294,6 +294,39 @@ def _fusable_input(op: Operation) -> Optional[int]:
     return None
 
 
+def fill_like_to_fill(op: Operation) -> bool:
+    """Rewrite a generic ``op`` that writes one scalar everywhere (no inputs, an identity
+    output map, its output not read, the body yielding a constant or a value from outside)
+    as ``linalg.fill`` (MLIR's ``linalg::isaFillOpInterface``; what a broadcast of a splat
+    becomes once :func:`fold_splat_inputs` took its input). A fill is what dispatch
+    formation clones into its consumer's dispatch (a convolution's zero init from TOSA),
+    not a dispatch of its own that reads nothing. Returns whether it rewrote ``op``."""
+    if not (len(op.results) == 1 and not L.inputs(op) and _all_parallel(op) and _on_tensors(op)):
+        return False
+    if L.indexing_maps(op)[0] != AffineMap.identity(op.results[0].type.rank):
+        return False
+    body = op.regions[0].blocks[0]
+    if body.args[0].uses:
+        return False
+    ops = list(body.ops)
+    y = ops[-1].operands[0] if ops and ops[-1].name == "linalg.yield" else None
+    if y is None:
+        return False
+    inner = [o for o in ops[:-1]]
+    if inner and not (len(inner) == 1 and inner[0].name == "arith.constant" and y is inner[0].results[0]):
+        return False
+    if not inner and (not isinstance(y.owner, Operation) or y.owner.parent is body):
+        return False
+    b = Builder.before(op)
+    scalar = b.create("arith.constant", [], [y.type], dict(inner[0].attributes)).result if inner else y
+    fill = b.create("linalg.fill", [scalar, op.operands[0]], [op.results[0].type], {
+        "operandSegmentSizes": DenseArrayAttr(T.i32, (1, 1))},
+        regions=[L.build_named_region("fill", [y.type], [y.type], {})])
+    op.results[0].replace_all_uses_with(fill.results[0])
+    op.erase()
+    return True
+
+
 def fuse_in_block(blk: Block) -> None:
     """Fuse elementwise producers into consumers until nothing changes; dead producers go."""
     changed = True
@@ -325,6 +358,9 @@ def fuse_in_block(blk: Block) -> None:
                 op.erase()
             elif _is_generic(op) and _on_tensors(op) and not any(r.uses for r in op.results):
                 op.erase()
+        for op in list(blk.ops):
+            if _is_generic(op):
+                fill_like_to_fill(op)
 
 
 def blocks_of(f: Operation) -> List[Block]:

@@ -111,8 +111,19 @@ def _clonable_use(fill: Operation, user: Operation, index: int) -> bool:
         return True
     if _is_linalg(user) and index >= len(L.inputs(user)):
         return True
+    if _fills_insert_destination(user, index):
+        return True
     t = fill.results[0].type
     return t.num_elements * T.storage_bytes(t.element_type) <= MAX_CLONED_FILL_BYTES
+
+
+def _fills_insert_destination(user: Operation, index: int) -> bool:
+    """``user`` is a ``tensor.insert_slice`` with static offsets, sizes and strides reading
+    the fill as its destination (operand 1): its dispatch writes the fill value and then the
+    slice into its own result, as for an init (the zero-stuffed input of a transposed
+    convolution: a strided slice into a zero fill), instead of the fill being a dispatch of
+    its own whose result is copied."""
+    return user.name == "tensor.insert_slice" and index == 1 and len(user.operands) == 2
 
 
 def _in_linalg(op: Operation) -> bool:
@@ -163,7 +174,8 @@ class _BlockFormer:
                 if want_reduction != (_has_reduction(op) or not _generic_or_named_ok(op)):
                     continue
                 if op.name == "linalg.fill" and _is_clonable_producer(op) and op.results[0].uses and all(
-                        _in_linalg(u) and _clonable_use(op, u, k) for u, k in op.results[0].uses):
+                        (_in_linalg(u) or _fills_insert_destination(u, k)) and _clonable_use(op, u, k)
+                        for u, k in op.results[0].uses):
                     continue  # cloned into its users' regions
                 g = [op]
                 self.group_of[id(op)] = g
