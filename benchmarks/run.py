@@ -933,14 +933,19 @@ def _compile_time_only(args, sizes) -> int:
     timings = compile_time.run_compile_time(sizes, Path(args.build_dir) / "compile_time",
                                             args.compile_timeout, lambda m: print(m, flush=True))
     lines = compile_time.render_compile_time(timings, compile_time.context_lines(load))
-    if args.output == "-":
+    return _splice_section(args.output, compile_time.SECTION_TITLE, lines, "compile-time")
+
+
+def _splice_section(output: str, title: str, lines, what: str) -> int:
+    """Print ``lines`` (``output`` ``-``) or replace the section ``title`` of the file
+    ``output`` with them (created when missing), leaving every other section as it was."""
+    if output == "-":
         sys.stdout.write("\n".join(lines))
         return 0
-    out = Path(args.output)
+    out = Path(output)
     old = out.read_text(encoding="utf-8") if out.is_file() else "# ireec benchmarks\n"
-    out.write_text(compile_time.replace_section(old, compile_time.SECTION_TITLE, lines),
-                   encoding="utf-8")
-    print(f"updated the compile-time section of {args.output}")
+    out.write_text(compile_time.replace_section(old, title, lines), encoding="utf-8")
+    print(f"updated the {what} section of {output}")
     return 0
 
 
@@ -952,15 +957,7 @@ def _weight_scale_only(args, sizes, repeats, work_parent) -> int:
     results = weight_scale.run_weight_scale(sizes, repeats, args.compile_timeout,
                                             lambda m: print(m, flush=True), work_parent)
     lines = weight_scale.render_weight_scale(results, weight_scale.context_lines(load), repeats)
-    if args.output == "-":
-        sys.stdout.write("\n".join(lines))
-        return 0
-    out = Path(args.output)
-    old = out.read_text(encoding="utf-8") if out.is_file() else "# ireec benchmarks\n"
-    out.write_text(compile_time.replace_section(old, weight_scale.SECTION_TITLE, lines),
-                   encoding="utf-8")
-    print(f"updated the weight-scale section of {args.output}")
-    return 0
+    return _splice_section(args.output, weight_scale.SECTION_TITLE, lines, "weight-scale")
 
 
 if __name__ == "__main__":
