@@ -20,6 +20,7 @@ from __future__ import annotations
 from ..ir import types as T
 from ..ir.attributes import DenseArrayAttr, DenseElementsAttr, StringAttr, int_array
 from ..ir.core import Operation
+from ..ir.diagnostics import CompileError
 from ..ir import verifier as V
 from .registry import register
 from .tensor import segment_sizes, split_segments
@@ -63,6 +64,17 @@ def _print_cond_br(pr, op):
     pr.print_attr_dict(op.attributes, elided=("operandSegmentSizes",))
 
 
+def _check_case_type(ft, loc) -> None:
+    """CompileError at the case value ``loc`` when the flag type ``ft`` cannot hold integer
+    case values: not an integer type, or an integer width with no array form (``i3``)."""
+    if not isinstance(ft, T.IntegerType):
+        raise CompileError(f"integer literal in switch case of type {ft}", loc)
+    try:
+        T.numpy_dtype(ft)
+    except ValueError:
+        raise CompileError(f"switch case values of type {ft} are not supported", loc) from None
+
+
 def _parse_switch(p, name, loc):
     flag = p.parse_operand()
     p.expect(":")
@@ -74,7 +86,9 @@ def _parse_switch(p, name, loc):
     default, default_vals = p.parse_successor_with_args()
     cases, dests, case_vals = [], [], []
     while p.try_punct(","):
+        cloc = p.loc()
         cases.append(p.parse_integer())
+        _check_case_type(ft, cloc)
         p.expect(":")
         d, vals = p.parse_successor_with_args()
         dests.append(d)

@@ -17,10 +17,11 @@ Static/dynamic lists use the DynamicIndexList helpers of the tensor dialect.
 """
 from __future__ import annotations
 
-from ..frontend.parser import make_dense
+from ..frontend.parser import check_dense_type, make_dense
 from ..ir import types as T
 from ..ir.attributes import DenseResourceAttr, StringAttr, TypeAttr, UnitAttr
 from ..ir.core import Operation
+from ..ir.diagnostics import CompileError
 from .registry import register
 from .tensor import (dynamic_index_list_str, i64_array, offsets_sizes_strides_str,
                      parse_collapse_shape, parse_dim, parse_dynamic_index_list,
@@ -191,15 +192,19 @@ def _parse_initial_value(p, memref_type):
     is the tensor form of the global's memref type."""
     if p.try_keyword("uninitialized"):
         return UnitAttr()
-    tt = T.TensorType(memref_type.shape, memref_type.element_type)
     loc = p.loc()
+    if not isinstance(memref_type, T.MemRefType):
+        raise CompileError(f"the initial value of a memref.global needs a memref type, got "
+                           f"'{memref_type}'", loc)
+    tt = T.TensorType(memref_type.shape, memref_type.element_type)
     if p.try_keyword("dense_resource"):
         p.expect("<")
         key = p.parse_bare_id("resource name")
         p.expect(">")
-        return DenseResourceAttr(key, tt)
+        return DenseResourceAttr(key, check_dense_type(tt, loc))
     if not p.try_keyword("dense"):
         raise p.error("expected 'uninitialized', 'dense<...>' or 'dense_resource<...>'")
+    check_dense_type(tt, loc)
     p.expect("<")
     hexstr, raw, elems = None, None, None
     if p.peek('"'):

@@ -644,13 +644,17 @@ class Parser:
             return self._parse_dense()
         if w == "dense_resource" and t.startswith("<", self.pos + 14):
             self.pos += 15
+            name_loc = self.loc()
             name = self.parse_bare_id("resource name")
             self.expect(">")
             self.expect(":")
-            return DenseResourceAttr(name, self.parse_type())
+            return DenseResourceAttr(name, check_dense_type(self.parse_type(), name_loc))
         if w == "array" and t.startswith("<", self.pos + 5):
             self.pos += 6
+            tloc = self.loc()
             et = self.parse_type()
+            if not isinstance(et, (T.IntegerType, T.FloatType, T.IndexType)):
+                raise CompileError(f"array<> elements must be integers or floats, not {et}", tloc)
             vals = []
             if self.try_punct(":"):
                 while True:
@@ -669,8 +673,6 @@ class Parser:
                     if not self.try_punct(","):
                         break
             self.expect(">")
-            if not isinstance(et, (T.IntegerType, T.FloatType, T.IndexType)):
-                raise CompileError(f"array<> elements must be integers or floats, not {et}", loc)
             return DenseArrayAttr(et, tuple(vals))
         if w == "affine_map" and t.startswith("<", self.pos + 10):
             self.pos += 11
@@ -753,9 +755,7 @@ class Parser:
             elems = self._parse_dense_literal()
         self.expect(">")
         self.expect(":", "after dense literal")
-        ty = self.parse_type()
-        if not isinstance(ty, T.ShapedType) or not ty.has_static_shape:
-            raise CompileError(f"dense elements need a static shaped type, got '{ty}'", lit_loc)
+        ty = check_dense_type(self.parse_type(), lit_loc)
         return make_dense(ty, elems, hexstr, lit_loc, raw=raw)
 
     def _parse_dense_literal(self):
@@ -1215,7 +1215,11 @@ def int_range(t: T.Type) -> Tuple[int, int]:
 
 
 def check_int_range(v: int, t: T.Type, loc: Location) -> int:
-    """``v`` if it fits the integer type ``t`` (see :func:`int_range`), else CompileError."""
+    """``v`` if it fits the integer type ``t`` (see :func:`int_range`), else CompileError;
+    a CompileError too when ``t`` is not an integer or index type (a complex, a tuple, an
+    opaque dialect type), which has no integer range to check against."""
+    if not isinstance(t, (T.IntegerType, T.IndexType)):
+        raise CompileError(f"integer literal for non-integer type {t}", loc)
     lo, hi = int_range(t)
     if not lo <= v <= hi:
         raise CompileError(f"integer constant {v} is out of range for type {t}", loc)
@@ -1228,6 +1232,20 @@ def _hex_float(bits: int, t: T.FloatType, loc: Location) -> float:
     if not width or not 0 <= bits < (1 << width):
         raise CompileError(f"hexadecimal float literal 0x{bits:X} does not fit type {t}", loc)
     return float_from_bits(bits, t)
+
+
+def check_dense_type(ty: T.Type, loc: Location) -> T.ShapedType:
+    """``ty`` if it can type a ``dense<...>`` or ``dense_resource<...>`` literal: a statically
+    shaped type whose elements have an array form (integers of a supported width, index,
+    floats, complex f32/f64). Otherwise a CompileError at ``loc`` naming the type, raised
+    before any element is read against it."""
+    if not isinstance(ty, T.ShapedType) or not ty.has_static_shape:
+        raise CompileError(f"dense elements need a static shaped type, got '{ty}'", loc)
+    try:
+        T.numpy_dtype(ty.element_type)
+    except ValueError:
+        raise CompileError(f"dense elements of type {ty.element_type} are not supported", loc) from None
+    return ty
 
 
 def make_dense(ty: T.ShapedType, elems, hexstr: Optional[str], loc: Location, *,

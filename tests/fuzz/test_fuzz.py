@@ -12,6 +12,7 @@ from ireec.compiler import compile_source
 from ireec.frontend.parser import parse_source
 from ireec.ir.attributes import DenseElementsAttr
 from ireec.ir.diagnostics import CompileError, decode_source
+from ireec.ir.verifier import verify
 
 from . import fuzz
 SHARED = fuzz.SHARED
@@ -143,3 +144,59 @@ def test_internal_errors_name_the_pass_and_the_op(monkeypatch):
     assert e.message.startswith("internal error in pass 'canonicalize' while processing "
                                 "'arith.addf': RuntimeError: boom")
     assert isinstance(e.__cause__, RuntimeError)
+
+
+# --------------------------------------------- literal element types, gather/scatter shapes
+def test_literals_of_every_element_type_are_located():
+    """Every context where a literal is read against a type, with element types that have
+    no integer width or no array form (complex, tuple, none, opaque, quantized, shaped,
+    ``i3``): a located error naming the type or a compiled program. The whole class is
+    parsed and verified; a fixed sample of it also goes through the compiler."""
+    from .classes import literal_cases
+
+    cases = list(literal_cases())
+    assert len(cases) > 3000
+    bad = []
+    for name, src in cases:
+        try:
+            verify(parse_source(src, "t.mlir"))
+        except CompileError as e:
+            if e.loc.file != "t.mlir" or e.loc.line <= 0 or "internal error" in e.message:
+                bad.append(f"{name}: {e.render()}")
+        except Exception as e:  # noqa: BLE001 - what the test looks for
+            bad.append(f"{name}: {type(e).__name__}: {e}")
+    for name, src in random.Random(5).sample(cases, 250):
+        outcome, detail = fuzz._classify(src, "t.mlir")
+        if outcome not in ("ok", "located"):
+            bad.append(f"{name}: {outcome} {detail}")
+    assert not bad, "\n".join(bad[:20])
+
+
+def test_gather_scatter_mutants_are_verified():
+    """Gather and scatter ops of IREE's e2e tests and the spec, each with one dimension
+    number, slice size, shape or type edited: rejected by the verifier with a located error
+    (naming a spec constraint) or compiled, never an internal error in the lowering."""
+    from .classes import gather_scatter_mutants, gather_scatter_seeds
+
+    assert all(fuzz._classify(src, "t.mlir")[0] == "ok" for _, src in gather_scatter_seeds())
+    counts = {}
+    bad = []
+    for name, src in gather_scatter_mutants(300, 11):
+        outcome, detail = fuzz._classify(src, "t.mlir")
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if outcome not in ("ok", "located"):
+            bad.append(f"{name}: {outcome} {detail}")
+    assert not bad, "\n".join(bad[:20])
+    assert counts.get("located", 0) > 200
+
+
+def test_dynamic_gather_with_constant_sizes_is_verified_after_it_becomes_a_gather():
+    """A ``dynamic_gather`` whose slice sizes a constant gives is checked against them, and
+    the lowering verifies the gather it becomes."""
+    src = ("func.func @f(%x: tensor<2x6xf32>, %i: tensor<1x2xi64>) -> tensor<1x2x7xf32> {\n"
+           "  %s = stablehlo.constant dense<[2, 7]> : tensor<2xi64>\n"
+           '  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<'
+           "offset_dims = [1, 2], start_index_map = [0, 1], index_vector_dim = 1>} "
+           ": (tensor<2x6xf32>, tensor<1x2xi64>, tensor<2xi64>) -> tensor<1x2x7xf32>\n"
+           "  return %0 : tensor<1x2x7xf32>\n}\n")
+    _located(src, "slice size 7 of dimension 1 is not within [0, 6], the operand's size (C21)", 3)

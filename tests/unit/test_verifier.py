@@ -117,6 +117,50 @@ ILL_TYPED = {
                         "  %0 = tensor.extract %t[%i] : tensor<4x4xf32>\n"
                         "  return %0 : f32\n}\n", 2, 8,
                         "'tensor.extract' op incorrect number of indices for extract_element"),
+    "gather_collapsed_slice_size": ("func.func @f(%a: tensor<5x1x5xi32>, %i: tensor<i64>) -> tensor<1x5xi32> {\n"
+                                    '  %0 = "stablehlo.gather"(%a, %i) {dimension_numbers = #stablehlo.gather<'
+                                    "offset_dims = [0, 1], collapsed_slice_dims = [0], start_index_map = [0], "
+                                    "index_vector_dim = 0>, slice_sizes = array<i64: 2, 1, 5>} "
+                                    ": (tensor<5x1x5xi32>, tensor<i64>) -> tensor<1x5xi32>\n"
+                                    "  return %0 : tensor<1x5xi32>\n}\n", 2, 8,
+                                    "'stablehlo.gather' op slice size 2 of collapsed_slice_dims element 0 "
+                                    "is larger than 1 (C9)"),
+    "gather_start_index_map": ("func.func @f(%a: tensor<1x4x8xi32>, %i: tensor<1x8x2xi32>) -> tensor<1x8x8xi32> {\n"
+                               '  %0 = "stablehlo.gather"(%a, %i) {dimension_numbers = #stablehlo.gather<'
+                               "offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [0, 3], "
+                               "index_vector_dim = 2>, slice_sizes = array<i64: 1, 1, 8>} "
+                               ": (tensor<1x4x8xi32>, tensor<1x8x2xi32>) -> tensor<1x8x8xi32>\n"
+                               "  return %0 : tensor<1x8x8xi32>\n}\n", 2, 8,
+                               "'stablehlo.gather' op start_index_map element 3 is out of range [0, 3), "
+                               "the rank of the operand (C19)"),
+    "scatter_update_shape": ("func.func @f(%a: tensor<4x3xi32>, %i: tensor<3x2xi32>, %u: tensor<2xi32>) -> tensor<4x3xi32> {\n"
+                             '  %0 = "stablehlo.scatter"(%a, %i, %u) ({\n'
+                             "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
+                             '    "stablehlo.return"(%y) : (tensor<i32>) -> ()\n'
+                             "  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0, 1], "
+                             "scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 1>} "
+                             ": (tensor<4x3xi32>, tensor<3x2xi32>, tensor<2xi32>) -> tensor<4x3xi32>\n"
+                             "  return %0 : tensor<4x3xi32>\n}\n", 2, 8,
+                             "'stablehlo.scatter' op update scatter dimension 0 has size 2, but "
+                             "scatter_indices' matching dimension has 3 (C4)"),
+    "dense_complex_integer_literal": ("func.func @f() -> tensor<2xcomplex<f32>> {\n"
+                                      "  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xcomplex<f32>>\n"
+                                      "  return %0 : tensor<2xcomplex<f32>>\n}\n", 2, 33,
+                                      "expected a complex element (re, im) for type complex<f32>"),
+    "dense_quant_elements": ("func.func @f() -> tensor<2x!quant.uniform<i8:f32, 1.0>> {\n"
+                             "  %0 = stablehlo.constant dense<5> : tensor<2x!quant.uniform<i8:f32, 1.0>>\n"
+                             "  return %0 : tensor<2x!quant.uniform<i8:f32, 1.0>>\n}\n", 2, 33,
+                             "dense elements of type !quant.uniform<i8:f32, 1.0> are not supported"),
+    "array_tuple_elements": ("func.func @f(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {\n"
+                             '  %0 = "stablehlo.transpose"(%a) {permutation = array<tuple<i32>: 1, 0>} '
+                             ": (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
+                             "  return %0 : tensor<3x2xf32>\n}\n", 2, 55,
+                             "array<> elements must be integers or floats, not tuple<i32>"),
+    "dense_attr_alias_none": ("#a = dense<1> : tensor<2xnone>\n"
+                              "func.func @f() -> tensor<2xnone> {\n"
+                              "  %0 = arith.constant #a : tensor<2xnone>\n"
+                              "  return %0 : tensor<2xnone>\n}\n", 1, 12,
+                              "dense elements of type none are not supported"),
 }
 
 

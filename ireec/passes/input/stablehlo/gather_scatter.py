@@ -34,8 +34,11 @@ def lower_gather(op: Operation, b: Builder) -> List[Value]:
 
     result[r] = operand[full_start + full_batching + full_offset] (spec §gather), one
     ``tensor.extract`` of the operand per result element; start indices are read with
-    ``tensor.extract`` from ``start_indices``. ``indices_are_sorted`` is ignored.
+    ``tensor.extract`` from ``start_indices``. ``indices_are_sorted`` is ignored. The op is
+    verified first (a gather a pass created, or a ``dynamic_gather`` whose slice sizes
+    became constant, has not been), so a malformed one is a located error.
     """
+    shlo.verify_gather(op)
     operand, indices = op.operands[0], op.operands[1]
     o_shape = static_shape(operand, op, "the operand")
     i_shape = static_shape(indices, op, "the start indices")
@@ -189,7 +192,9 @@ def lower_scatter(op: Operation, b: Builder) -> List[Value]:
     (``tensor.extract``). Updates therefore apply in order, so duplicate indices are
     exact even when ``unique_indices`` is false; a window that does not fit in the operand
     is skipped, as the spec says. Cost: |result| x |scatter positions| body evaluations.
+    The op is verified first, as gather is.
     """
+    shlo.verify_scatter(op)
     n = (len(op.operands) - 1) // 2
     operands = op.operands[:n]
     indices = op.operands[n]
