@@ -38,8 +38,10 @@ def test_run_tree_reports_the_largest_single_process_apart():
     r = run_tree([sys.executable, "-c", PARENT], timeout_s=60)
     assert r.returncode == 0 and r.killed is None
     assert r.samples > 10
-    assert 200 * MiB <= r.maxrss_bytes < 250 * MiB  # the child alone
-    assert r.peak_rss_bytes > r.maxrss_bytes + 100 * MiB
+    # ru_maxrss is one process's peak: the child's 200 MiB (or, from a large test process,
+    # the image a fork copies before exec); the tree's peak sums parent and child.
+    assert r.maxrss_bytes >= 200 * MiB
+    assert r.peak_rss_bytes >= 350 * MiB
 
 
 def test_tree_found_by_scanning_proc_without_children_files(monkeypatch):
