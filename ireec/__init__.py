@@ -83,12 +83,11 @@ def load(path: "_Union[str, _os.PathLike]", constants=None) -> "LoadedModule":
 
 
 def cache_dir() -> "_Path":
-    """Where compile_file/compile_source keep built libraries (created on demand)."""
-    env = _os.environ.get("IREEC_CACHE_DIR")
-    if env:
-        return _Path(env)
-    base = _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache")
-    return _Path(base) / "ireec"
+    """Where compile_file/compile_source keep built libraries (created on demand); see
+    :func:`ireec.runtime.cache.cache_dir`."""
+    from .runtime.cache import cache_dir as _cache_dir
+
+    return _cache_dir()
 
 
 def _library_for(output, target: str) -> "_Path":

@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from . import ukernel_objects
+from .ukernel_objects import PREBUILT_DEFINE, library_define, library_source, plan_objects, store
 
 __all__ = [
     "BuildError",
@@ -242,14 +242,14 @@ def build_shared_library(files: Mapping[str, Union[str, bytes]], module_name: st
         tflags = list(tgt.compile_flags()) if tgt.source_suffix == ".c" else _c_flags()
         cflags = tflags + ["-fPIC", "-I", "."] + _env_flags("CFLAGS") + extra
         # The micro-kernel families as objects of their own, from the cache or compiled now.
-        ready, missing = ukernel_objects.plan_objects(files, cc, cflags)
-        kflags = [ukernel_objects.PREBUILT_DEFINE] if ready or missing else []
+        ready, missing = plan_objects(files, cc, cflags)
+        kflags = [PREBUILT_DEFINE] if ready or missing else []
         jobs = [cc + cflags + kflags + ["-c", f, "-o", f + ".o"] for f in c_files]
         objects = [f + ".o" for f in c_files] + [str(path) for _family, path in ready]
         for family, _path in missing:
-            name, text = ukernel_objects.library_source(family)
+            name, text = library_source(family)
             (work / name).write_text(text, encoding="utf-8")
-            jobs.insert(0, cc + cflags + [ukernel_objects.library_define(family), "-c", name,
+            jobs.insert(0, cc + cflags + [library_define(family), "-c", name,
                                           "-o", name + ".o"])
             objects.append(name + ".o")
         if cu_files:
@@ -258,7 +258,7 @@ def build_shared_library(files: Mapping[str, Union[str, bytes]], module_name: st
             objects += [f + ".o" for f in cu_files]
         _compile_all(jobs, work, "compiling C")
         for family, path in missing:
-            ukernel_objects.store(work / (ukernel_objects.library_source(family)[0] + ".o"), path)
+            store(work / (library_source(family)[0] + ".o"), path)
         external = external_constants(files, module_name)
         if external is not None:  # the weights the library is handed at load time
             _replace_atomically(work / external, constants_path(out), 0o644)

@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
+from .cache import cache_dir
+
 __all__ = ["FAMILIES", "HEADER", "PREBUILT_DEFINE", "families_used", "plan_objects", "store"]
 
 HEADER = "ireec_ukernel.h"
@@ -60,8 +62,6 @@ def _compiler_identity(cc: Sequence[str]) -> Optional[str]:
 
 def cache_folder() -> Optional[Path]:
     """``ireec.cache_dir()/ukernels`` when it can be created and written, else None."""
-    from .. import cache_dir
-
     folder = cache_dir() / "ukernels"
     try:
         folder.mkdir(parents=True, exist_ok=True)
