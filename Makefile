@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: help install test test-fast bench gpu-test bench-gpu corpus-status sanitize fuzz clean
+.PHONY: help install test test-fast bench gpu-test bench-gpu corpus-status sanitize fuzz compare-generated clean
 
 # `make help`: every target of this file, one line each (the text after `##` on its rule line).
 help: ## list the targets
@@ -45,6 +45,12 @@ sanitize: ## run the models and a corpus subset under ASan+UBSan (SANITIZE_ARGS=
 # internal error, hang or crash go to build/fuzz. `make fuzz FUZZ_ARGS="--count 5000 --seed 1"`.
 fuzz: ## mutation-fuzz the compiler over the corpus and models (FUZZ_ARGS="--count 5000 --seed 1")
 	$(PYTHON) -m tests.fuzz.fuzz $(FUZZ_ARGS)
+
+# Every generated source (models, corpus, benchmarks/cases on c, openmp and cuda) of this tree
+# against those of another commit, byte for byte. `make compare-generated REV=main~3`.
+REV ?= HEAD
+compare-generated: ## compare the generated C of the working tree with that of commit REV (default HEAD)
+	$(PYTHON) -m tests.e2e.compare_generated --against $(REV)
 
 clean: ## remove build outputs and caches
 	rm -rf build dist *.egg-info .pytest_cache

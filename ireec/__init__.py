@@ -50,6 +50,31 @@ def _install_dialect_loader() -> None:
 _install_dialect_loader()
 
 
+def _use_checkout_data() -> None:
+    """In a source checkout (``pyproject.toml`` beside ``ireec/``), ``ireec.templates`` and
+    ``ireec.runtime_c`` are the checkout's own ``templates/`` and ``runtime_c/``, which
+    pyproject.toml maps into the package: an editable install of another checkout must not
+    lend its files to this one (a git worktree, a tree extracted from another commit)."""
+    import importlib.util
+    import sys
+
+    root = _Path(__file__).resolve().parent.parent
+    if not (root / "pyproject.toml").is_file():
+        return
+    for sub in ("templates", "runtime_c"):
+        init = root / sub / "__init__.py"
+        if f"{__name__}.{sub}" in sys.modules or not init.is_file():
+            continue
+        spec = importlib.util.spec_from_file_location(
+            f"{__name__}.{sub}", init, submodule_search_locations=[str(init.parent)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+
+
+_use_checkout_data()
+
+
 def __getattr__(name: str):
     """The error classes, imported on first use so that ``import ireec`` stays cheap:
     ``CompileError`` (bad MLIR input, with its location) and ``BuildError`` (cc failed)."""
