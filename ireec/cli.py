@@ -477,14 +477,8 @@ def _cmd_benchmark_module(args) -> int:
 # parser
 # ---------------------------------------------------------------------------
 
-def _make_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ireec", allow_abbrev=False,
-                     description="Ahead-of-time compiler from MLIR to runtimeless C, "
-                                 "with IREE's tool flags.")
-    parser.add_argument("--version", action="version", version=f"ireec {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-
+def _add_compile_command(sub) -> None:
+    """``ireec compile``: MLIR to C sources (or to the IR after a phase)."""
     p = sub.add_parser("compile", help="compile MLIR to C sources, or to IR after a phase",
                        allow_abbrev=False)
     _add_compile_options(p)
@@ -501,6 +495,9 @@ def _make_parser() -> argparse.ArgumentParser:
                    action="store_true", help="print the IR after every pass to stderr")
     p.set_defaults(handler=_cmd_compile)
 
+
+def _add_build_command(sub) -> None:
+    """``ireec build``: MLIR to a shared library."""
     p = sub.add_parser("build", help="compile MLIR into a shared library", allow_abbrev=False)
     _add_compile_options(p)
     p.add_argument("-o", "--output", metavar="LIB",
@@ -512,6 +509,9 @@ def _make_parser() -> argparse.ArgumentParser:
                         "else sm_90, with PTX)")
     p.set_defaults(handler=_cmd_build)
 
+
+def _add_run_module_command(sub) -> None:
+    """``ireec run-module``: run one function of a built library."""
     p = sub.add_parser("run-module", help="run one function of a built library, "
                                           "like iree-run-module", allow_abbrev=False)
     p.add_argument("--module", action="append", metavar="LIB",
@@ -534,6 +534,9 @@ def _make_parser() -> argparse.ArgumentParser:
                    help="accepted for IREE compatibility (local-task, local-sync, cuda); ignored")
     p.set_defaults(handler=_cmd_run_module)
 
+
+def _add_check_command(sub) -> None:
+    """``ireec check``: run the check.expect_* tests of an MLIR file."""
     p = sub.add_parser("check", help="run the check.expect_* tests of an MLIR file, "
                                      "like iree-check-module", allow_abbrev=False)
     p.add_argument("input", metavar="FILE.mlir", help="MLIR file whose argument-free public "
@@ -544,6 +547,9 @@ def _make_parser() -> argparse.ArgumentParser:
     _add_fp_options(p)
     p.set_defaults(handler=_cmd_check)
 
+
+def _add_benchmark_module_command(sub) -> None:
+    """``ireec benchmark-module``: time one function of a built library."""
     p = sub.add_parser("benchmark-module", help="time one function of a built library, "
                                                 "like iree-benchmark-module", allow_abbrev=False)
     from .tools.benchmark import add_arguments as _add_benchmark_arguments
@@ -551,6 +557,9 @@ def _make_parser() -> argparse.ArgumentParser:
     _add_benchmark_arguments(p)
     p.set_defaults(handler=_cmd_benchmark_module)
 
+
+def _add_opt_command(sub) -> None:
+    """``ireec opt``: run named passes on an MLIR file and print the IR."""
     p = sub.add_parser("opt", help="run named passes on an MLIR file and print the IR, "
                                    "like iree-opt", allow_abbrev=False)
     p.add_argument("file", metavar="FILE", nargs="?", help="MLIR input")
@@ -566,7 +575,23 @@ def _make_parser() -> argparse.ArgumentParser:
                    help="print every op in the generic form")
     p.set_defaults(handler=_cmd_opt)
 
-    # Further subcommands register here, each as sub.add_parser(...) with
+
+def _make_parser() -> argparse.ArgumentParser:
+    """The ``ireec`` argument parser: the top-level options and one subparser per command."""
+    parser = _Parser(prog="ireec", allow_abbrev=False,
+                     description="Ahead-of-time compiler from MLIR to runtimeless C, "
+                                 "with IREE's tool flags.")
+    parser.add_argument("--version", action="version", version=f"ireec {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    _add_compile_command(sub)
+    _add_build_command(sub)
+    _add_run_module_command(sub)
+    _add_check_command(sub)
+    _add_benchmark_module_command(sub)
+    _add_opt_command(sub)
+    # Further subcommands register here: a helper that calls sub.add_parser(...) and
     # set_defaults(handler=...).
     return parser
 
