@@ -454,30 +454,37 @@ def eval_structured(op: Operation, operands: Sequence[Optional[np.ndarray]],
             env[("index", d)] = np.array(i, np.int64)
         ys = _eval_payload(block, env, consts)
         accs = [np.broadcast_to(y, pshape).astype(eval_dtype(t.element_type)) for y, t in zip(ys, outs_t)]
-    results = []
-    for acc, a, m, t in zip(accs, operands[n_in:], maps[n_in:], outs_t):
-        if m.is_projected_permutation() and all(isinstance(e, AffineDim) for e in m.results) \
-                and len(m.results) == len(par):
-            # A permutation of the parallel dims: the result is a transpose of the domain.
-            if [ranges[e.pos] for e in m.results] != list(t.shape):
-                raise Unsupported("output shape disagrees with the iteration domain")
-            axes = [par.index(e.pos) for e in m.results]
-            results.append(np.ascontiguousarray(acc.transpose(axes)).reshape(t.shape))
-            continue
-        if a is None:
-            raise Unsupported("output map does not write every element of an unread init")
-        out = np.array(a)
-        grids = [None] * len(ranges)
-        for axis, d in enumerate(par):
-            g = [1] * len(par)
-            g[axis] = ranges[d]
-            grids[d] = np.arange(ranges[d]).reshape(g)
-        idx = [np.asarray(_affine_eval(e, grids)) for e in m.results]
-        if out.ndim != len(idx) or any(i.size and (i.min() < 0 or i.max() >= n) for i, n in zip(idx, out.shape)):
-            raise Unsupported("indexing map writes out of bounds")
-        out[tuple(np.broadcast_to(i, pshape) for i in idx)] = acc
-        results.append(out)
-    return results
+    return [_write_output(acc, a, m, t, ranges, par)
+            for acc, a, m, t in zip(accs, operands[n_in:], maps[n_in:], outs_t)]
+
+
+def _write_output(acc: np.ndarray, init: Optional[np.ndarray], m: AffineMap, t: T.ShapedType,
+                  ranges: Sequence[int], par: Sequence[int]) -> np.ndarray:
+    """The result of type ``t`` whose indexing map ``m`` writes ``acc`` (the values over the
+    parallel dims ``par`` of the iteration domain ``ranges``, in that order) into the output
+    ``init``. Raises :class:`Unsupported` when the map does not fit ``t`` or writes out of
+    bounds, or when it leaves elements of an init that was never read (None) unwritten."""
+    if m.is_projected_permutation() and all(isinstance(e, AffineDim) for e in m.results) \
+            and len(m.results) == len(par):
+        # A permutation of the parallel dims: the result is a transpose of the domain.
+        if [ranges[e.pos] for e in m.results] != list(t.shape):
+            raise Unsupported("output shape disagrees with the iteration domain")
+        axes = [par.index(e.pos) for e in m.results]
+        return np.ascontiguousarray(acc.transpose(axes)).reshape(t.shape)
+    if init is None:
+        raise Unsupported("output map does not write every element of an unread init")
+    out = np.array(init)
+    grids = [None] * len(ranges)
+    for axis, d in enumerate(par):
+        g = [1] * len(par)
+        g[axis] = ranges[d]
+        grids[d] = np.arange(ranges[d]).reshape(g)
+    idx = [np.asarray(_affine_eval(e, grids)) for e in m.results]
+    if out.ndim != len(idx) or any(i.size and (i.min() < 0 or i.max() >= n) for i, n in zip(idx, out.shape)):
+        raise Unsupported("indexing map writes out of bounds")
+    pshape = [ranges[d] for d in par]
+    out[tuple(np.broadcast_to(i, pshape) for i in idx)] = acc
+    return out
 
 
 # ----------------------------------------------------------------------- tensor ops
