@@ -290,6 +290,37 @@ def _is_host_scalar_op(op: Operation) -> bool:
             and not any(isinstance(r.type, T.ShapedType) for r in op.results))
 
 
+def _alias_sources(ops: List[Operation]) -> Dict[Value, Value]:
+    """result -> operand of the ops whose result shares its operand's bytes
+    (``flow.tensor.reshape``, ``flow.tensor.bitcast``). CompileError for a bitcast between
+    types stored in different byte counts."""
+    alias_root: Dict[Value, Value] = {}
+    for op in ops:
+        if op.name == "flow.tensor.reshape":
+            alias_root[op.results[0]] = op.operands[0]
+        elif op.name == "flow.tensor.bitcast":
+            src, dst = op.operands[0].type, op.results[0].type
+            if tensor_bytes(src) != tensor_bytes(dst):
+                raise CompileError(f"flow.tensor.bitcast from {src} to {dst}: the element types are "
+                                   "stored in different byte counts (packed sub-byte elements are not "
+                                   "supported)", op.loc)
+            alias_root[op.results[0]] = op.operands[0]
+    return alias_root
+
+
+def _exported_values(ops: List[Operation]) -> List[Tuple[Operation, int, Value]]:
+    """(return op, result index, value) for each ``hal.tensor.export``: the value the
+    function returns as that result. CompileError for an exported tensor not returned."""
+    exported = []
+    for op in ops:
+        if op.name == "hal.tensor.export":
+            ret = op.parent.terminator
+            if op.results[0] not in ret.operands:
+                raise CompileError("exported tensor is not returned", op.loc)
+            exported.append((ret, ret.operands.index(op.results[0]), op.operands[0]))
+    return exported
+
+
 def _element_strides(shape) -> List[int]:
     strides, acc = [], 1
     for d in reversed(list(shape)):
@@ -392,8 +423,7 @@ class ScheduleAllocationPass(Pass):
         for op in ops:
             if op.name not in _HOST_OPS and not _is_host_scalar_op(op):
                 raise CompileError(f"'{op.name}' cannot run in the host program (it is not inside a dispatch)", op.loc)
-        slots: Dict[Value, Slot] = {}
-        alias_root: Dict[Value, Value] = {}
+        alias_root = _alias_sources(ops)
         pos = {id(op): i for i, op in enumerate(ops)}
 
         def root(v):
@@ -401,25 +431,9 @@ class ScheduleAllocationPass(Pass):
                 v = alias_root[v]
             return v
 
-        for op in ops:
-            if op.name == "flow.tensor.reshape":
-                alias_root[op.results[0]] = op.operands[0]
-            elif op.name == "flow.tensor.bitcast":
-                src, dst = op.operands[0].type, op.results[0].type
-                if tensor_bytes(src) != tensor_bytes(dst):
-                    raise CompileError(f"flow.tensor.bitcast from {src} to {dst}: the element types are "
-                                       "stored in different byte counts (packed sub-byte elements are not "
-                                       "supported)", op.loc)
-                alias_root[op.results[0]] = op.operands[0]
         # Results written in place: the value each export reads, if a dispatch produces it
         # (straight-line functions only: with branches a value may reach several returns).
-        exported = []  # (return op, result index j, value)
-        for op in ops:
-            if op.name == "hal.tensor.export":
-                ret = op.parent.terminator
-                if op.results[0] not in ret.operands:
-                    raise CompileError("exported tensor is not returned", op.loc)
-                exported.append((ret, ret.operands.index(op.results[0]), op.operands[0]))
+        exported = _exported_values(ops)
         result_of: Dict[Value, int] = {}
         if not multi:
             for _, j, v in exported:
@@ -427,25 +441,7 @@ class ScheduleAllocationPass(Pass):
                 owner = r.owner
                 if isinstance(owner, Operation) and owner.name == "flow.dispatch" and r not in result_of:
                     result_of[r] = j
-        # Assign slots.
-        transients: List[Value] = []
-        for blk in blocks[1:]:
-            transients.extend(a for a in blk.args if isinstance(a.type, T.TensorType))
-        for op in ops:
-            if op.name == "hal.tensor.import":
-                a = op.operands[0]
-                slots[op.results[0]] = Slot("arg", a.index, 0, tensor_bytes(op.results[0].type))
-            elif op.name == "arith.constant" and isinstance(op.results[0].type, T.TensorType):
-                data = constant_bytes(op, self.module)
-                slots[op.results[0]] = Slot("constant", 0, self._pool_offset(data), len(data))
-            elif op.name == "flow.dispatch":
-                for r in op.results:
-                    if r in result_of:
-                        slots[r] = Slot("result", result_of[r], 0, tensor_bytes(r.type))
-                    else:
-                        transients.append(r)
-            elif op.name in ("tensor.from_elements", "tensor.insert", "util.global.load"):
-                transients.append(op.results[0])
+        slots, transients = self._place_sources(blocks, ops, result_of)
         # Liveness over op positions (uses through reshapes extend the source's life). With
         # branches, positions do not order execution: every transient lives throughout.
         last_use: Dict[Value, int] = {}
@@ -469,6 +465,32 @@ class ScheduleAllocationPass(Pass):
         return {"arena_bytes": arena, "lower_bound_bytes": peak_live_bytes(bufs),
                 "transient_sum_bytes": sum(align(s) for s, _, _ in bufs), "transients": len(bufs),
                 **records}
+
+    def _place_sources(self, blocks, ops, result_of: Dict[Value, int]):
+        """The slots of the tensors that need no arena (arguments, constants, dispatch
+        results written in place as the function's result ``result_of[v]``) and, in order,
+        the tensors that take a transient buffer of the arena (block arguments after the
+        entry block, the other dispatch results, host-built tensors, global loads)."""
+        slots: Dict[Value, Slot] = {}
+        transients: List[Value] = []
+        for blk in blocks[1:]:
+            transients.extend(a for a in blk.args if isinstance(a.type, T.TensorType))
+        for op in ops:
+            if op.name == "hal.tensor.import":
+                a = op.operands[0]
+                slots[op.results[0]] = Slot("arg", a.index, 0, tensor_bytes(op.results[0].type))
+            elif op.name == "arith.constant" and isinstance(op.results[0].type, T.TensorType):
+                data = constant_bytes(op, self.module)
+                slots[op.results[0]] = Slot("constant", 0, self._pool_offset(data), len(data))
+            elif op.name == "flow.dispatch":
+                for r in op.results:
+                    if r in result_of:
+                        slots[r] = Slot("result", result_of[r], 0, tensor_bytes(r.type))
+                    else:
+                        transients.append(r)
+            elif op.name in ("tensor.from_elements", "tensor.insert", "util.global.load"):
+                transients.append(op.results[0])
+        return slots, transients
 
     def _rewrite(self, f, blocks, ops, slots, root, exported, arena):
         entry = blocks[0]
