@@ -676,13 +676,9 @@ def _select_functions(module, fn: Optional[str], n_inputs: int) -> List[str]:
     return fns
 
 
-def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
-    """Run ``ireec benchmark-module`` with parsed ``args`` (see :func:`add_arguments`):
-    tables/JSON to ``stdout``, the context to ``stderr``. Returns 0; raises BenchmarkError
-    (or io_format.InputError for a bad ``--input``) for user mistakes."""
-    from ..runtime import io_format
-    from ..runtime.loader import load
-
+def _module_path(args) -> str:
+    """The library path of ``--module=`` (exactly one, an existing file), after checking
+    ``--device=``. BenchmarkError otherwise."""
     for device in args.device or []:
         if not any(device == d or device.startswith(d + ":")
                    for d in ("local-task", "local-sync", "cuda")):
@@ -698,13 +694,14 @@ def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
     if not os.path.isfile(path):
         raise BenchmarkError(f"cannot open module '{path}': No such file or directory"
                              if not os.path.exists(path) else f"cannot open module '{path}': Is a directory")
-    parse_min_time(args.min_time)  # flag errors before any work
-    try:
-        module = load(path)
-    except (OSError, ValueError, RuntimeError) as e:  # RuntimeError: constants refused
-        raise BenchmarkError(str(e)) from None
-    inputs = io_format.parse_inputs(args.input or [])
-    fns = _select_functions(module, args.function, len(inputs))
+    return path
+
+
+def _prepare_calls(module, fns: List[str], inputs, stderr: TextIO) -> list:
+    """(function name, call, clock) for each of ``fns`` on ``inputs``: a CUDA library's
+    device entries timed with CUDA events when the CUDA runtime loads (else a note to
+    ``stderr`` and the host-pointer entries on the wall clock). BenchmarkError when the
+    inputs do not fit a function."""
     clock = None
     if _is_cuda_module(module):
         from ..runtime.cudart import CudaError, cuda_runtime
@@ -729,6 +726,25 @@ def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
                 calls.append((fn, prepare_call(module, fn, inputs), time.perf_counter))
         except (TypeError, ValueError, RuntimeError) as e:
             raise BenchmarkError(str(e)) from None
+    return calls
+
+
+def run_cli(args, stdout: TextIO, stderr: TextIO) -> int:
+    """Run ``ireec benchmark-module`` with parsed ``args`` (see :func:`add_arguments`):
+    tables/JSON to ``stdout``, the context to ``stderr``. Returns 0; raises BenchmarkError
+    (or io_format.InputError for a bad ``--input``) for user mistakes."""
+    from ..runtime import io_format
+    from ..runtime.loader import load
+
+    path = _module_path(args)
+    parse_min_time(args.min_time)  # flag errors before any work
+    try:
+        module = load(path)
+    except (OSError, ValueError, RuntimeError) as e:  # RuntimeError: constants refused
+        raise BenchmarkError(str(e)) from None
+    inputs = io_format.parse_inputs(args.input or [])
+    fns = _select_functions(module, args.function, len(inputs))
+    calls = _prepare_calls(module, fns, inputs, stderr)
 
     context = machine_context()
     stderr.write(format_context(context))
