@@ -35,7 +35,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import device_arrays
+from .device_arrays import call_device, device_entry
 from .device_arrays import is_device_array as _is_device_array
 from .io_format import ELEMENT_TYPES, ElementType, _contiguous, element_type_for_code
 
@@ -407,9 +407,9 @@ class LoadedModule:
             raise TypeError(f"{fi.name}: a function with dynamic dimensions takes host arrays "
                             "(device arrays: not yet)")
         if self._device_call is None:
-            self._device_call = device_arrays.device_entry(self.path, self.name)
-        status, outs = device_arrays.call_device(self._device_call, list(self._functions).index(fi.name),
-                                                 fi, args, out)
+            self._device_call = device_entry(self.path, self.name)
+        status, outs = call_device(self._device_call, list(self._functions).index(fi.name),
+                                   fi, args, out)
         if status != 0:
             raise StatusError(fi.name, status)
         if not outs:
