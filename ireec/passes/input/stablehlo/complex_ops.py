@@ -40,6 +40,9 @@ from ....ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
 from ....ir.core import Builder, Operation, Value
 from ....ir.diagnostics import CompileError
 from ._indexing import Payload, empty, map_of, static_shape, tensor_of
+from .data_movement import PATTERNS as _DATA_MOVEMENT_PATTERNS
+from .elementwise import PATTERNS as _ELEMENTWISE_PATTERNS
+from .gather_scatter import PATTERNS as _GATHER_SCATTER_PATTERNS
 
 Pair = Tuple[Value, Value]
 
@@ -54,6 +57,11 @@ _ELEMENTWISE = ("stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "st
                 "stablehlo.negate", "stablehlo.exponential", "stablehlo.log", "stablehlo.sqrt",
                 "stablehlo.sine", "stablehlo.cosine", "stablehlo.abs", "stablehlo.compare",
                 "stablehlo.convert")
+# The ordinary (real) lowering of each data-movement op, applied to each part of a pair;
+# the tensor ops have none (their clone on the part is the lowering).
+_PART_PATTERNS = {n: f for table in (_ELEMENTWISE_PATTERNS, _DATA_MOVEMENT_PATTERNS,
+                                     _GATHER_SCATTER_PATTERNS)
+                  for n, f in table.items() if n in _DATA_MOVEMENT}
 
 
 def _is_complex(t: T.Type) -> bool:
@@ -233,15 +241,13 @@ class _Decomposer:
 
     def _per_part(self, op: Operation, b: Builder) -> None:
         """Apply data-movement ``op`` to each part with the ordinary lowering."""
-        from . import PATTERNS  # the full table (this module is part of it)
-
         outs: List[List[Value]] = []
         for k in range(2):
             operands = [self.pair(v, op)[k] if _is_complex(v.type) else v for v in op.operands]
             rtypes = [_part_type(t) if _is_complex(t) else t for t in op.result_types]
             clone = Operation(op.name, operands, rtypes, dict(op.attributes), loc=op.loc)
             b.insert(clone)
-            lower = PATTERNS.get(op.name)
+            lower = _PART_PATTERNS.get(op.name)
             if lower is None:
                 outs.append(list(clone.results))
                 continue
@@ -313,6 +319,10 @@ class _Decomposer:
 
     # ----------------------------------------------------------------------------- fft
     def _fft(self, op: Operation, b: Builder) -> None:
+        """``stablehlo.fft`` as a direct DFT over the last dimension (see the module doc):
+        one ``linalg.generic`` summing in f64 into zero-filled accumulators, rounded to the
+        element type after. CompileError for a transform over several dimensions, an
+        unknown ``fft_type``, or a last operand dimension that ``fft_length`` does not give."""
         kind = shlo.fft_type(op)
         lengths = shlo.i64_list(op.attributes.get("fft_length"))
         if len(lengths) != 1:
@@ -335,72 +345,95 @@ class _Decomposer:
         kk, nn = rank - 1, rank
         in_map = map_of(loops, list(range(rank - 1)) + [nn])
         out_map = map_of(loops, range(rank))
-        two_pi_over_n = 2.0 * math.pi / n_len
-        inv_n = 1.0 / n_len
-
-        def body(sb, a):
-            p = Payload(sb)
-            k, n = p.loop(kk), p.loop(nn)
-            prod = sb.op("arith.remui", [p.mul(k, n), p.const(n_len)], T.index)
-            ang = sb.op("arith.mulf", [sb.op("arith.uitofp", [sb.op("arith.index_cast", [prod], T.i64)], T.f64),
-                                       sb.constant(FloatAttr(two_pi_over_n, T.f64))], T.f64)
-            cs, sn = sb.op("math.cos", [ang], T.f64), sb.op("math.sin", [ang], T.f64)
-            vals = [sb.cast(v, T.f64) for v in a[:len(ins)]]
-            accs = a[len(ins):]
-
-            def f(name, u, v):
-                return sb.op(name, [u, v], T.f64)
-
-            if kind == "RFFT":
-                (xv,) = vals
-                return [f("arith.addf", accs[0], f("arith.mulf", xv, cs)),
-                        f("arith.subf", accs[1], f("arith.mulf", xv, sn))]
-            xr_, xi_ = vals
-            if kind == "FFT":  # e^{-i theta}
-                re = f("arith.addf", f("arith.mulf", xr_, cs), f("arith.mulf", xi_, sn))
-                im = f("arith.subf", f("arith.mulf", xi_, cs), f("arith.mulf", xr_, sn))
-                return [f("arith.addf", accs[0], re), f("arith.addf", accs[1], im)]
-            re = f("arith.subf", f("arith.mulf", xr_, cs), f("arith.mulf", xi_, sn))
-            im = f("arith.addf", f("arith.mulf", xi_, cs), f("arith.mulf", xr_, sn))
-            scale = sb.constant(FloatAttr(inv_n, T.f64))
-            if kind == "IFFT":
-                return [f("arith.addf", accs[0], f("arith.mulf", re, scale)),
-                        f("arith.addf", accs[1], f("arith.mulf", im, scale))]
-            # IRFFT: Hermitian weights (1 at k = 0 and k = N/2, else 2) on the real part only.
-            edge = p.or_(p.cmp("eq", n, p.const(0)),
-                         p.cmp("eq", p.mul(n, p.const(2)), p.const(n_len)))
-            w = sb.op("arith.select", [edge, sb.constant(FloatAttr(inv_n, T.f64)),
-                                       sb.constant(FloatAttr(2.0 * inv_n, T.f64))], T.f64)
-            return [f("arith.addf", accs[0], f("arith.mulf", re, w))]
-
+        body = _dft_payload(kind, n_len, len(ins), kk, nn)
         if kind not in ("FFT", "IFFT", "RFFT", "IRFFT"):
             raise CompileError(f"'stablehlo.fft' type {kind} is not supported", op.loc)
         expected_m = n_len // 2 + 1 if kind == "IRFFT" else n_len
         if m != expected_m:
             raise CompileError(f"'stablehlo.fft' {kind}: last operand dim {m}, expected {expected_m}", op.loc)
         n_out = 1 if kind == "IRFFT" else 2
-        zero = b.create("arith.constant", [], [T.f64], {"value": FloatAttr(0.0, T.f64)}).results[0]
-        accs = []
-        for _ in range(n_out):
-            e = empty(b, tensor_of(out_shape, T.f64))
-            accs.append(b.create("linalg.fill", [zero, e], [e.type], {
-                "operandSegmentSizes": linalg.segment_sizes(1, 1)},
-                regions=[linalg.build_named_region("fill", [T.f64], [e.type], {}, op.loc)]).results[0])
+        accs = _zero_f64_tensors(b, out_shape, n_out, op.loc)
         iters = ["parallel"] * rank + ["reduction"]
         g = linalg.build_generic(ins, accs, [in_map] * len(ins) + [out_map] * n_out, iters, body, builder=b)
-        ident = AffineMap.identity(rank)
-        res = []
-        for r in g.results:
-            if ft == T.f64:
-                res.append(r)
-                continue
-            o = empty(b, tensor_of(out_shape, ft))
-            res.append(linalg.build_generic([r], [o], [ident, ident], ["parallel"] * rank,
-                                            lambda sb, a: [sb.cast(a[0], ft)], builder=b).results[0])
+        res = _rounded(b, g.results, out_shape, ft)
         if kind == "IRFFT":
             op.results[0].replace_all_uses_with(res[0])
         else:
             self.env[op.results[0]] = (res[0], res[1])
+
+
+def _dft_payload(kind: str, n_len: int, n_ins: int, kk: int, nn: int):
+    """The scalar body of a DFT of length ``n_len``: loop ``kk`` is the output position k,
+    loop ``nn`` the input sample n; the ``n_ins`` inputs are the sample (RFFT) or its real
+    and imaginary parts, the rest the f64 accumulators. Adds ``x[n] e^{∓2πi((k·n) mod N)/N}``
+    (scaled by 1/N for IFFT, by the Hermitian weight 1/N or 2/N for IRFFT's real part)."""
+    two_pi_over_n = 2.0 * math.pi / n_len
+    inv_n = 1.0 / n_len
+
+    def body(sb, a):
+        p = Payload(sb)
+        k, n = p.loop(kk), p.loop(nn)
+        prod = sb.op("arith.remui", [p.mul(k, n), p.const(n_len)], T.index)
+        ang = sb.op("arith.mulf", [sb.op("arith.uitofp", [sb.op("arith.index_cast", [prod], T.i64)], T.f64),
+                                   sb.constant(FloatAttr(two_pi_over_n, T.f64))], T.f64)
+        cs, sn = sb.op("math.cos", [ang], T.f64), sb.op("math.sin", [ang], T.f64)
+        vals = [sb.cast(v, T.f64) for v in a[:n_ins]]
+        accs = a[n_ins:]
+
+        def f(name, u, v):
+            return sb.op(name, [u, v], T.f64)
+
+        if kind == "RFFT":
+            (xv,) = vals
+            return [f("arith.addf", accs[0], f("arith.mulf", xv, cs)),
+                    f("arith.subf", accs[1], f("arith.mulf", xv, sn))]
+        xr_, xi_ = vals
+        if kind == "FFT":  # e^{-i theta}
+            re = f("arith.addf", f("arith.mulf", xr_, cs), f("arith.mulf", xi_, sn))
+            im = f("arith.subf", f("arith.mulf", xi_, cs), f("arith.mulf", xr_, sn))
+            return [f("arith.addf", accs[0], re), f("arith.addf", accs[1], im)]
+        re = f("arith.subf", f("arith.mulf", xr_, cs), f("arith.mulf", xi_, sn))
+        im = f("arith.addf", f("arith.mulf", xi_, cs), f("arith.mulf", xr_, sn))
+        scale = sb.constant(FloatAttr(inv_n, T.f64))
+        if kind == "IFFT":
+            return [f("arith.addf", accs[0], f("arith.mulf", re, scale)),
+                    f("arith.addf", accs[1], f("arith.mulf", im, scale))]
+        # IRFFT: Hermitian weights (1 at k = 0 and k = N/2, else 2) on the real part only.
+        edge = p.or_(p.cmp("eq", n, p.const(0)),
+                     p.cmp("eq", p.mul(n, p.const(2)), p.const(n_len)))
+        w = sb.op("arith.select", [edge, sb.constant(FloatAttr(inv_n, T.f64)),
+                                   sb.constant(FloatAttr(2.0 * inv_n, T.f64))], T.f64)
+        return [f("arith.addf", accs[0], f("arith.mulf", re, w))]
+
+    return body
+
+
+def _zero_f64_tensors(b: Builder, shape, count: int, loc) -> List[Value]:
+    """``count`` f64 tensors of static ``shape``, each a ``linalg.fill`` of one 0.0 constant."""
+    zero = b.create("arith.constant", [], [T.f64], {"value": FloatAttr(0.0, T.f64)}).results[0]
+    out = []
+    for _ in range(count):
+        e = empty(b, tensor_of(shape, T.f64))
+        out.append(b.create("linalg.fill", [zero, e], [e.type], {
+            "operandSegmentSizes": linalg.segment_sizes(1, 1)},
+            regions=[linalg.build_named_region("fill", [T.f64], [e.type], {}, loc)]).results[0])
+    return out
+
+
+def _rounded(b: Builder, values, shape, ft: T.Type) -> List[Value]:
+    """``values`` (f64 tensors of static ``shape``) cast to element type ``ft``, each by one
+    elementwise ``linalg.generic`` (unchanged where ``ft`` is f64)."""
+    rank = len(shape)
+    ident = AffineMap.identity(rank)
+    res = []
+    for r in values:
+        if ft == T.f64:
+            res.append(r)
+            continue
+        o = empty(b, tensor_of(shape, ft))
+        res.append(linalg.build_generic([r], [o], [ident, ident], ["parallel"] * rank,
+                                        lambda sb, a: [sb.cast(a[0], ft)], builder=b).results[0])
+    return res
 
 
 def _enclosing_func(op: Operation) -> Operation:

@@ -121,8 +121,95 @@ def _reverse(b: Builder, v: Value, dims: List[int]) -> Value:
                    ["parallel"] * rank, lambda sb, a: [a[0]]).result
 
 
+def _pad_input(b: Builder, x: Value, dn, win) -> Value:
+    """Step 1 of a convolution: lhs dilation and padding as one zero pad of input ``x``
+    (interior = dilation - 1; negative padding crops); ``x`` itself when neither is set."""
+    rank = x.type.rank
+    low = [0] * rank
+    high = [0] * rank
+    interior = [0] * rank
+    for i, d in enumerate(dn["input_spatial_dimensions"]):
+        lo, hi = win["padding"][i] if i < len(win["padding"]) else (0, 0)
+        low[d], high[d] = lo, hi
+        interior[d] = win["lhs_dilation"][i] - 1
+    if any(low) or any(high) or any(interior):
+        zero = b.create("arith.constant", [], [elem(x)], {"value": _zero_attr(elem(x))}).result
+        x = pad_scalar(b, x, low, high, interior, zero)
+    return x
+
+
+def _conv_loop_dims(grouped: bool, unit_c: bool, unit_fo: bool, ns: int):
+    """The iteration dims of a convolution by name: b, [g], [fo], o_0..o_{ns-1} (parallel) |
+    [c], k_0..k_{ns-1} (reduction); returns ({name: AffineDim}, number of dims, number of
+    parallel dims). ``c`` / ``fo`` are left out for one input / output feature per group."""
+    names = ["b"] + (["g"] if grouped else []) + ([] if unit_fo else ["fo"]) \
+        + [f"o{i}" for i in range(ns)] + ([] if unit_c else ["c"]) + [f"k{i}" for i in range(ns)]
+    dim = {nme: AffineDim(i) for i, nme in enumerate(names)}
+    nd = len(names)
+    return dim, nd, nd - (0 if unit_c else 1) - ns
+
+
+def _split(shape, pos: int, groups: int) -> List[int]:
+    """``shape`` with dim ``pos`` split into (groups, size // groups)."""
+    s = list(shape)
+    return s[:pos] + [groups, s[pos] // groups] + s[pos + 1:]
+
+
+def _feature_exprs(dim, grouped: bool, inner: str) -> List[AffineExpr]:
+    """Exprs of a feature dim: (g, inner) when grouped, g alone when inner is dropped."""
+    if not grouped:
+        return [dim[inner]]
+    return [dim["g"]] if inner not in dim else [dim["g"], dim[inner]]
+
+
+def _input_exprs(dn, win, rank: int, dim, grouped: bool) -> List[AffineExpr]:
+    """Input map results: batch, the (split) feature dim, ``o * stride + k * dilation``."""
+    exprs: List[AffineExpr] = []
+    for d in range(rank):
+        if d == dn["input_batch_dimension"]:
+            exprs.append(dim["b"])
+        elif d == dn["input_feature_dimension"]:
+            exprs += _feature_exprs(dim, grouped, "c")
+        else:
+            i = dn["input_spatial_dimensions"].index(d)
+            e = dim[f"o{i}"] * win["window_strides"][i] if win["window_strides"][i] != 1 \
+                else dim[f"o{i}"]
+            k = dim[f"k{i}"] * win["rhs_dilation"][i] if win["rhs_dilation"][i] != 1 else dim[f"k{i}"]
+            exprs.append(e + k)
+    return exprs
+
+
+def _kernel_exprs(dn, rank: int, dim, grouped: bool, unit_c: bool) -> List[AffineExpr]:
+    """Kernel map results: c (0 when dropped), the (split) output feature dim, k_i."""
+    exprs: List[AffineExpr] = []
+    for d in range(rank):
+        if d == dn["kernel_input_feature_dimension"]:
+            exprs.append(AffineConst(0) if unit_c else dim["c"])
+        elif d == dn["kernel_output_feature_dimension"]:
+            exprs += _feature_exprs(dim, grouped, "fo")
+        else:
+            exprs.append(dim[f"k{dn['kernel_spatial_dimensions'].index(d)}"])
+    return exprs
+
+
+def _output_exprs(dn, rank: int, dim, grouped: bool) -> List[AffineExpr]:
+    """Output map results: batch, the (split) feature dim, o_i."""
+    exprs: List[AffineExpr] = []
+    for d in range(rank):
+        if d == dn["output_batch_dimension"]:
+            exprs.append(dim["b"])
+        elif d == dn["output_feature_dimension"]:
+            exprs += _feature_exprs(dim, grouped, "fo")
+        else:
+            exprs.append(dim[f"o{dn['output_spatial_dimensions'].index(d)}"])
+    return exprs
+
+
 def lower_convolution(op: Operation, b: Builder):
-    """General N-D convolution (see the module docstring)."""
+    """General N-D convolution (see the module docstring): one ``linalg.generic`` over
+    (batch, [group], [out feature], out spatial | [in feature], window) into a zero fill of
+    the result type; CompileError for ``batch_group_count`` > 1 or a
+    ``feature_group_count`` that does not divide the feature dims."""
     x, w = op.operands
     xt, wt, ot = ranked(x, op), ranked(w, op), ranked(op.results[0], op)
     dn = shlo.conv_dimension_numbers(op)
@@ -133,17 +220,8 @@ def lower_convolution(op: Operation, b: Builder):
     ns = len(dn["input_spatial_dimensions"])
     et = ot.element_type
     # 1. lhs dilation + padding as a zero pad of the input.
-    low = [0] * xt.rank
-    high = [0] * xt.rank
-    interior = [0] * xt.rank
-    for i, d in enumerate(dn["input_spatial_dimensions"]):
-        lo, hi = win["padding"][i] if i < len(win["padding"]) else (0, 0)
-        low[d], high[d] = lo, hi
-        interior[d] = win["lhs_dilation"][i] - 1
-    if any(low) or any(high) or any(interior):
-        zero = b.create("arith.constant", [], [elem(x)], {"value": _zero_attr(elem(x))}).result
-        x = pad_scalar(b, x, low, high, interior, zero)
-        xt = x.type
+    x = _pad_input(b, x, dn, win)
+    xt = x.type
     # 2. window reversal reverses the kernel's spatial dims.
     rev = [dn["kernel_spatial_dimensions"][i] for i, r in enumerate(win["window_reversal"]) if r]
     if rev:
@@ -158,64 +236,18 @@ def lower_convolution(op: Operation, b: Builder):
         raise CompileError("feature_group_count does not divide the feature dims", op.loc)
     unit_c = grouped and xt.shape[fin] == G
     unit_fo = grouped and wt.shape[kof] == G
-    dim = {}
-    names = ["b"] + (["g"] if grouped else []) + ([] if unit_fo else ["fo"]) + [f"o{i}" for i in range(ns)] \
-        + ([] if unit_c else ["c"]) + [f"k{i}" for i in range(ns)]
-    for i, nme in enumerate(names):
-        dim[nme] = AffineDim(i)
-    nd = len(names)
-    n_par = nd - (0 if unit_c else 1) - ns
-
-    def split(shape, pos, groups):
-        s = list(shape)
-        return s[:pos] + [groups, s[pos] // groups] + s[pos + 1:]
-
-    def grouped_dims(inner):
-        """Exprs of a feature dim: (g, inner) when grouped, g alone when inner is dropped."""
-        if not grouped:
-            return [dim[inner]]
-        return [dim["g"]] if inner not in dim else [dim["g"], dim[inner]]
-
-    # Input map (input feature dim split into (g, c) when grouped).
+    dim, nd, n_par = _conv_loop_dims(grouped, unit_c, unit_fo, ns)
+    # Input feature dim split into (g, c), kernel and output feature dims into (g, fo).
     if grouped and not unit_c:
-        x = reshape(b, x, split(xt.shape, fin, G))
-    in_exprs: List[AffineExpr] = []
-    for d in range(xt.rank):
-        if d == dn["input_batch_dimension"]:
-            in_exprs.append(dim["b"])
-        elif d == fin:
-            in_exprs += grouped_dims("c")
-        else:
-            i = dn["input_spatial_dimensions"].index(d)
-            e = dim[f"o{i}"] * win["window_strides"][i] if win["window_strides"][i] != 1 \
-                else dim[f"o{i}"]
-            k = dim[f"k{i}"] * win["rhs_dilation"][i] if win["rhs_dilation"][i] != 1 else dim[f"k{i}"]
-            in_exprs.append(e + k)
-    # Kernel map (output feature dim split into (g, fo) when grouped).
+        x = reshape(b, x, _split(xt.shape, fin, G))
     if grouped and not unit_fo:
-        w = reshape(b, w, split(wt.shape, kof, G))
-    k_exprs: List[AffineExpr] = []
-    for d in range(wt.rank):
-        if d == dn["kernel_input_feature_dimension"]:
-            k_exprs.append(AffineConst(0) if unit_c else dim["c"])
-        elif d == kof:
-            k_exprs += grouped_dims("fo")
-        else:
-            k_exprs.append(dim[f"k{dn['kernel_spatial_dimensions'].index(d)}"])
-    # Output map (feature dim split into (g, fo) when grouped).
+        w = reshape(b, w, _split(wt.shape, kof, G))
     fout = dn["output_feature_dimension"]
-    out_shape = split(ot.shape, fout, G) if grouped and not unit_fo else list(ot.shape)
-    o_exprs: List[AffineExpr] = []
-    for d in range(ot.rank):
-        if d == dn["output_batch_dimension"]:
-            o_exprs.append(dim["b"])
-        elif d == fout:
-            o_exprs += grouped_dims("fo")
-        else:
-            o_exprs.append(dim[f"o{dn['output_spatial_dimensions'].index(d)}"])
+    out_shape = _split(ot.shape, fout, G) if grouped and not unit_fo else list(ot.shape)
     init = _zero_fill(b, out_shape, et)
-    maps = [AffineMap(nd, 0, tuple(in_exprs)), AffineMap(nd, 0, tuple(k_exprs)),
-            AffineMap(nd, 0, tuple(o_exprs))]
+    maps = [AffineMap(nd, 0, tuple(_input_exprs(dn, win, xt.rank, dim, grouped))),
+            AffineMap(nd, 0, tuple(_kernel_exprs(dn, wt.rank, dim, grouped, unit_c))),
+            AffineMap(nd, 0, tuple(_output_exprs(dn, ot.rank, dim, grouped)))]
     iters = ["parallel"] * n_par + ["reduction"] * (nd - n_par)
     r = generic(b, [x, w], [init], maps, iters, lambda sb, a: [_mac(sb, *a)]).result
     if grouped and not unit_fo:

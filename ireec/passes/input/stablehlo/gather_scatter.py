@@ -11,7 +11,8 @@ slice lies inside the operand; scatter skips updates whose window leaves the ope
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
 from ....dialects import linalg
 from ....dialects import stablehlo as shlo
@@ -180,6 +181,90 @@ def lower_dynamic_update_slice(op: Operation, b: Builder) -> List[Value]:
 
 
 # ----------------------------------------------------------------------- scatter
+@dataclass
+class _ScatterDims:
+    """The static geometry of one ``stablehlo.scatter``: shapes of the (first) operand,
+    the scatter indices and the (first) updates, its dimension numbers, the update dims
+    that are scatter dims and the operand dims that are window dims (with their sizes)."""
+
+    o_shape: Tuple[int, ...]
+    i_shape: Tuple[int, ...]
+    u_shape: Tuple[int, ...]
+    uwd: List[int]
+    ibatch: List[int]
+    sbatch: List[int]
+    to_operand: List[int]
+    ivd: int
+    scatter_dims: List[int]
+    window_operand_dims: List[int]
+    window_size: Dict[int, int]
+
+    @classmethod
+    def of(cls, op: Operation, operand: Value, indices: Value, update: Value) -> "_ScatterDims":
+        """Read them off ``op``; CompileError for dynamic shapes or update_window_dims that
+        do not match the operand's window dims."""
+        o_shape = static_shape(operand, op, "the operand")
+        i_shape = static_shape(indices, op, "the scatter indices")
+        u_shape = static_shape(update, op, "the updates")
+        dn = shlo.scatter_dimension_numbers(op)
+        uwd = list(dn["update_window_dims"])
+        inserted = list(dn["inserted_window_dims"])
+        ibatch = list(dn["input_batching_dims"])
+        rank = len(o_shape)
+        window_operand_dims = [d for d in range(rank) if d not in inserted and d not in ibatch]
+        if len(window_operand_dims) != len(uwd):
+            raise CompileError("'stablehlo.scatter': update_window_dims do not match the operand", op.loc)
+        return cls(o_shape, i_shape, u_shape, uwd, ibatch, list(dn["scatter_indices_batching_dims"]),
+                   list(dn["scatter_dims_to_operand_dims"]), int(dn["index_vector_dim"]),
+                   [d for d in range(len(u_shape)) if d not in uwd], window_operand_dims,
+                   {d_op: u_shape[uwd[j]] for j, d_op in enumerate(window_operand_dims)})
+
+    def start(self, p: Payload, srow: List[Value], indices: Value) -> List[Optional[Value]]:
+        """The operand position where the window of scatter position ``srow`` starts (None
+        in the dims no index or batching dim names)."""
+        start: List[Optional[Value]] = [None] * len(self.o_shape)
+        for k, d_op in enumerate(self.to_operand):
+            pos = list(srow)
+            if self.ivd < len(self.i_shape):
+                pos.insert(self.ivd, p.const(k))
+            start[d_op] = p.extract_index(indices, pos)
+        for d_op, d_start in zip(self.ibatch, self.sbatch):
+            v = srow[d_start if d_start < self.ivd else d_start - 1]
+            start[d_op] = v if start[d_op] is None else p.add(start[d_op], v)
+        return start
+
+    def hit(self, p: Payload, start: List[Optional[Value]]):
+        """(an i1: the result element at ``linalg.index`` lies in the window starting at
+        ``start`` and that window fits in the operand, None for a rank-0 operand;
+        {window dim: window position, clamped into the window}). The window covers
+        start[d] + [0, window_size[d]) in each window dim and exactly start[d] in
+        inserted/batching dims."""
+        hit = None
+        fits = None
+        wpos = {}
+        for d in range(len(self.o_shape)):
+            s = start[d] if start[d] is not None else p.const(0)
+            if d in self.window_size:
+                rel = p.sub(p.loop(d), s)
+                hit = p.and_(hit, p.in_range(rel, 0, self.window_size[d]))
+                fits = p.and_(fits, p.in_range(s, 0, self.o_shape[d] - self.window_size[d] + 1))
+                wpos[d] = p.clamp(rel, 0, self.window_size[d] - 1)
+            else:
+                hit = p.and_(hit, p.cmp("eq", p.loop(d), s))
+        if fits is not None:
+            hit = p.and_(hit, fits)
+        return hit, wpos
+
+    def update_pos(self, srow: List[Value], wpos: Dict[int, Value]) -> List[Value]:
+        """The updates position: scatter dims from ``srow``, window dims from ``wpos``."""
+        upos: List[Value] = [None] * len(self.u_shape)  # type: ignore[list-item]
+        for k, d in enumerate(self.scatter_dims):
+            upos[d] = srow[k]
+        for j, d_op in enumerate(self.window_operand_dims):
+            upos[self.uwd[j]] = wpos[d_op]
+        return upos
+
+
 def lower_scatter(op: Operation, b: Builder) -> List[Value]:
     """``stablehlo.scatter`` with any update computation, N operands, update window dims,
     inserted and batching dims (spec §scatter).
@@ -199,59 +284,17 @@ def lower_scatter(op: Operation, b: Builder) -> List[Value]:
     operands = op.operands[:n]
     indices = op.operands[n]
     updates = op.operands[n + 1:]
-    o_shape = static_shape(operands[0], op, "the operand")
-    i_shape = static_shape(indices, op, "the scatter indices")
-    u_shape = static_shape(updates[0], op, "the updates")
-    dn = shlo.scatter_dimension_numbers(op)
-    uwd = list(dn["update_window_dims"])
-    inserted = list(dn["inserted_window_dims"])
-    ibatch = list(dn["input_batching_dims"])
-    sbatch = list(dn["scatter_indices_batching_dims"])
-    to_operand = list(dn["scatter_dims_to_operand_dims"])
-    ivd = int(dn["index_vector_dim"])
-    rank = len(o_shape)
-    scatter_dims = [d for d in range(len(u_shape)) if d not in uwd]
-    window_operand_dims = [d for d in range(rank) if d not in inserted and d not in ibatch]
-    if len(window_operand_dims) != len(uwd):
-        raise CompileError("'stablehlo.scatter': update_window_dims do not match the operand", op.loc)
-    window_size = {d_op: u_shape[uwd[j]] for j, d_op in enumerate(window_operand_dims)}
-    ns = len(scatter_dims)
+    geo = _ScatterDims.of(op, operands[0], indices, updates[0])
+    rank = len(geo.o_shape)
+    ns = len(geo.scatter_dims)
     num_loops = rank + ns
     region = op.regions[0]
 
     def body(sb, args):
         p = Payload(sb)
         srow = [p.loop(rank + k) for k in range(ns)]  # update scatter index
-        start: List[Optional[Value]] = [None] * rank
-        for k, d_op in enumerate(to_operand):
-            pos = list(srow)
-            if ivd < len(i_shape):
-                pos.insert(ivd, p.const(k))
-            start[d_op] = p.extract_index(indices, pos)
-        for d_op, d_start in zip(ibatch, sbatch):
-            v = srow[d_start if d_start < ivd else d_start - 1]
-            start[d_op] = v if start[d_op] is None else p.add(start[d_op], v)
-        # The window of scatter position s covers start[d] + [0, window_size[d]) in each
-        # window dim and exactly start[d] in inserted/batching dims.
-        hit = None
-        fits = None
-        wpos = {}
-        for d in range(rank):
-            s = start[d] if start[d] is not None else p.const(0)
-            if d in window_size:
-                rel = p.sub(p.loop(d), s)
-                hit = p.and_(hit, p.in_range(rel, 0, window_size[d]))
-                fits = p.and_(fits, p.in_range(s, 0, o_shape[d] - window_size[d] + 1))
-                wpos[d] = p.clamp(rel, 0, window_size[d] - 1)
-            else:
-                hit = p.and_(hit, p.cmp("eq", p.loop(d), s))
-        if fits is not None:
-            hit = p.and_(hit, fits)
-        upos: List[Value] = [None] * len(u_shape)  # type: ignore[list-item]
-        for k, d in enumerate(scatter_dims):
-            upos[d] = srow[k]
-        for j, d_op in enumerate(window_operand_dims):
-            upos[uwd[j]] = wpos[d_op]
+        hit, wpos = geo.hit(p, geo.start(p, srow, indices))
+        upos = geo.update_pos(srow, wpos)
         cur = args[1:1 + n]  # args[0] is the unread span element
         upd = [p.extract(u, upos) for u in updates]
         combined = translate_region(sb, region, list(cur) + upd)
@@ -262,7 +305,7 @@ def lower_scatter(op: Operation, b: Builder) -> List[Value]:
     # The reduction loops need an operand that spans them: an (unread) tensor.empty of the
     # scatter dims' shape. (The scatter indices would do, but elementwise fusion may fuse
     # their producer away or fold them when they are a splat, leaving the loops unbounded.)
-    span = empty(b, tensor_of([u_shape[d] for d in scatter_dims], T.i8))
+    span = empty(b, tensor_of([geo.u_shape[d] for d in geo.scatter_dims], T.i8))
     imap = list(range(rank, rank + ns))
     maps = [map_of(num_loops, imap)] + [map_of(num_loops, range(rank))] * n
     iters = _parallel(rank) + ["reduction"] * ns
