@@ -453,7 +453,8 @@ def _cmd_opt(args) -> int:
 
         parse_pass_pipeline(args.pass_pipeline)  # unknown names before the input's errors
         text = opt.opt_file(_check_readable(args.file), args.pass_pipeline, target=args.target,
-                            generic=args.mlir_print_op_generic)
+                            generic=args.mlir_print_op_generic, split_input_file=args.split_input_file,
+                            verify_diagnostics=args.verify_diagnostics)
     except PassPipelineError as e:
         raise UserError(str(e)) from None
     _write_text(args.output or "-", text)
@@ -573,6 +574,10 @@ def _add_opt_command(sub) -> None:
                    help="target the hal passes lower for (default: c)")
     p.add_argument("--mlir-print-op-generic", dest="mlir_print_op_generic", action="store_true",
                    help="print every op in the generic form")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="run each chunk between '// -----' lines separately, like mlir-opt")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check errors against the input's '// expected-error {{text}}' lines")
     p.set_defaults(handler=_cmd_opt)
 
 

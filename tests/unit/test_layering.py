@@ -1,17 +1,58 @@
-"""Layering: the IR core (``ireec.ir``) and the parser (``ireec.frontend``) never import the
-dialects (``ireec.dialects``); dialects register into :mod:`ireec.ir.registry` and the
-package entry loads them."""
+"""Layering of ``ireec/``: every import goes down the layer order, and no modules import each
+other in a circle.
+
+The order, lowest first (a module may import its own layer and the layers below it)::
+
+    ir, frontend  <-  dialects  <-  emitc  <-  passes  <-  targets  <-  compiler
+                  <-  runtime, tools  <-  cli  <-  __main__
+
+One exception: ``passes`` may import ``ireec.targets.base`` (the pass-context types a target
+hands its passes), and no other module of ``targets``.
+
+Imports are read from the source (``ast``), nested ones (inside functions) included, as
+``../shared/tools/layering.py`` reads them. An import names one module of ``ireec/``: ``import
+a.b`` and ``from a.b import name`` name ``a.b``; ``from a import b`` names ``a.b`` where that is
+a module (a submodule imported by name), else ``a``. The parent packages Python runs first are
+not counted (importing ``ireec.targets.base`` is not an import of ``ireec.targets``).
+
+The package entry (``ireec/__init__.py``, the module ``ireec``) stands outside the order: Python
+runs it before any module of ``ireec/``, so importing a name from it (``__version__``) adds no
+dependency, and its own imports (the public API) are lazy. Its imports still count for circles.
+"""
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Iterator, List, Tuple
+from typing import Dict, Iterator, List, Set, Tuple
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ireec"
-LAYERS = ("ir", "frontend")
-FORBIDDEN = "ireec.dialects"
+
+#: First name under ``ireec.`` → layer; a module may import only modules of its layer or lower.
+LAYER: Dict[str, int] = {
+    "ir": 0, "frontend": 0,
+    "dialects": 1,
+    "emitc": 2,
+    "passes": 3,
+    "targets": 4,
+    "compiler": 5,
+    "runtime": 6, "tools": 6,
+    "cli": 7,
+    "__main__": 8,
+}
+#: The package entry (``ireec/__init__.py``): it may import anything and anything may import it.
+ENTRY = "ireec"
+#: (importing layer, imported module) pairs allowed against the order.
+ALLOWED_UPWARD = {("passes", "ireec.targets.base")}
+
+
+def _from_module(node: ast.ImportFrom, package: Tuple[str, ...]) -> str:
+    """The absolute module ``from M import ...`` names, ``M`` resolved against ``package``."""
+    if not node.level:
+        return node.module or ""
+    base = list(package[: len(package) - node.level + 1])
+    return ".".join(base + ([node.module] if node.module else []))
 
 
 def imported_modules(source: str, package: Tuple[str, ...]) -> Iterator[Tuple[int, str]]:
@@ -23,34 +64,147 @@ def imported_modules(source: str, package: Tuple[str, ...]) -> Iterator[Tuple[in
             for alias in node.names:
                 yield node.lineno, alias.name
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = list(package[: len(package) - node.level + 1])
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
+            mod = _from_module(node, package)
             yield node.lineno, mod
             for alias in node.names:
                 yield node.lineno, f"{mod}.{alias.name}"
 
 
-def _package_of(path: Path) -> Tuple[str, ...]:
-    return tuple(path.relative_to(PACKAGE.parent).parts[:-1])
+def module_files() -> Dict[str, Path]:
+    """Module name → file, for every module of ``ireec/`` (a package is its ``__init__``)."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
 
 
-def _modules() -> List[Path]:
-    return sorted(p for layer in LAYERS for p in (PACKAGE / layer).rglob("*.py"))
+def _package_of(name: str, path: Path) -> Tuple[str, ...]:
+    parts = tuple(name.split("."))
+    return parts if path.name == "__init__.py" else parts[:-1]
 
 
-def test_layers_have_modules():
-    assert len(_modules()) >= 5, "the ir/ and frontend/ packages were not found"
+def imports_of(source: str, package: Tuple[str, ...], modules: Set[str]) -> Set[Tuple[int, str]]:
+    """(line, module of ``modules``) of each import in ``source``, as the module docstring
+    says: ``from a import b`` is ``a.b`` where that is a module, else ``a``; names outside
+    ``modules`` fall back to their longest prefix in ``modules``; imports of nothing in
+    ``modules`` (the standard library, numpy) are left out."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            mod = _from_module(node, package)
+            targets = [(node.lineno, f"{mod}.{a.name}" if f"{mod}.{a.name}" in modules else mod)
+                       for a in node.names]
+        else:
+            continue
+        for line, name in targets:
+            while name not in modules and "." in name:
+                name = name.rsplit(".", 1)[0]
+            if name in modules:
+                found.add((line, name))
+    return found
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_no_dialect_imports(path):
-    found = imported_modules(path.read_text(encoding="utf-8"), _package_of(path))
-    bad = [f"{path.name}:{line}: imports {mod}" for line, mod in found
-           if mod == FORBIDDEN or mod.startswith(FORBIDDEN + ".")]
-    assert not bad, "ireec/ir and ireec/frontend must not import ireec.dialects:\n" + "\n".join(bad)
+def import_graph() -> Dict[str, Set[Tuple[int, str]]]:
+    """Module → (line, imported module of ireec/) pairs, imports of itself left out."""
+    files = module_files()
+    graph = {}
+    for name, path in files.items():
+        found = imports_of(path.read_text(encoding="utf-8"), _package_of(name, path), set(files))
+        graph[name] = {(line, m) for line, m in found if m != name}
+    return graph
+
+
+def layer_of(module: str) -> Tuple[str, int]:
+    """(layer name, rank) of a module of ireec/ other than the package entry."""
+    parts = module.split(".")
+    if parts[1] not in LAYER:
+        raise AssertionError(f"{module}: ireec/{parts[1]} is in no layer; add it to LAYER")
+    return parts[1], LAYER[parts[1]]
+
+
+def layer_violations(graph: Dict[str, Set[Tuple[int, str]]]) -> List[str]:
+    """'importer:line -> imported' for each import of a higher layer, sorted."""
+    bad = []
+    for mod, imports in graph.items():
+        if mod == ENTRY:
+            continue
+        name, rank = layer_of(mod)
+        for line, target in imports:
+            if target == ENTRY:
+                continue
+            tname, trank = layer_of(target)
+            if trank > rank and (name, target) not in ALLOWED_UPWARD:
+                bad.append(f"{mod}:{line} ({name}) -> {target} ({tname})")
+    return sorted(bad)
+
+
+def import_circles(graph: Dict[str, Set[Tuple[int, str]]]) -> List[List[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    edges = {m: sorted({t for _l, t in imps}) for m, imps in graph.items()}
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    stack: List[str] = []
+    on_stack: Set[str] = set()
+    circles = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            succ = edges.get(v, [])
+            if i < len(succ):
+                work.append((v, i + 1))
+                w = succ[i]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    circles.append(sorted(comp))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return sorted(circles)
+
+
+def test_every_module_is_in_a_layer():
+    files = module_files()
+    assert len(files) >= 20, "the ireec/ package was not found"
+    for name in files:
+        if name != ENTRY:
+            layer_of(name)
+
+
+def test_imports_follow_the_layer_order():
+    bad = layer_violations(import_graph())
+    assert not bad, ("imports against the order ir/frontend <- dialects <- emitc <- passes <- "
+                     "targets <- compiler <- runtime/tools <- cli (passes may import only "
+                     "ireec.targets.base of targets):\n  " + "\n  ".join(bad))
+
+
+def test_no_import_circles():
+    circles = import_circles(import_graph())
+    assert not circles, "modules of ireec/ importing each other in a circle:\n  " + "\n  ".join(
+        " ".join(c) for c in circles)
 
 
 def test_checker_sees_relative_and_nested_imports():
@@ -61,3 +215,34 @@ def test_checker_sees_relative_and_nested_imports():
     assert "ireec.dialects.registry" in found and "ireec.dialects" in found
     assert [m for _l, m in imported_modules("import ireec.dialects.arith\n", ("ireec", "ir"))] == [
         "ireec.dialects.arith"]
+
+
+def test_checker_resolves_imports_to_modules():
+    """``from a import b`` is the submodule ``a.b`` where there is one, else the package ``a``;
+    unknown names fall back to their module; the standard library is left out."""
+    modules = {"ireec", "ireec.targets", "ireec.targets.base", "ireec.passes",
+               "ireec.passes.pass_base"}
+    src = ("import os\nfrom ..targets import base\nfrom ..targets import CTarget\n"
+           "def f():\n    from ireec.targets.base.x import y\n")
+    assert imports_of(src, ("ireec", "passes"), modules) == {
+        (2, "ireec.targets.base"), (3, "ireec.targets"), (5, "ireec.targets.base")}
+
+
+def test_checker_finds_violations_and_circles():
+    graph = {
+        "ireec.ir.core": {(3, "ireec.dialects.arith")},
+        "ireec.dialects.arith": {(1, "ireec.ir.core")},
+        "ireec.passes.pass_base": {(7, "ireec.targets.base"), (8, "ireec.targets.c"), (9, "ireec")},
+        "ireec": {(1, "ireec.passes.pass_base")},
+        "ireec.targets.base": set(), "ireec.targets.c": set(),
+    }
+    assert layer_violations(graph) == [
+        "ireec.ir.core:3 (ir) -> ireec.dialects.arith (dialects)",
+        "ireec.passes.pass_base:8 (passes) -> ireec.targets.c (targets)"]
+    assert import_circles(graph) == [["ireec", "ireec.passes.pass_base"],
+                                     ["ireec.dialects.arith", "ireec.ir.core"]]
+
+
+@pytest.mark.parametrize("layer", sorted(LAYER))
+def test_layer_table_names_existing_parts(layer):
+    assert (PACKAGE / layer).is_dir() or (PACKAGE / f"{layer}.py").is_file(), layer

@@ -1,38 +1,47 @@
 """parse → print → parse → print is a fixed point on every corpus and model file.
 
 Files in ``../shared/corpus/iree_e2e`` and ``../shared/models``. The printed text must also
-survive a trip through the generic form (``Printer(generic=True)``). A case is expected to
-fail (xfail, not strict) only where the cause is outside the dialects tested here, and the
-failure itself says so: a parse error naming a stablehlo/chlo/tosa/util/check/flow/hal op
-(other dialect modules), or a known defect listed in ``KNOWN_ISSUES`` that still shows.
+survive a trip through the generic form (``Printer(generic=True)``).
+
+``tests/unit/roundtrip_status.md`` holds one row per file (its path under ../shared): ``pass``,
+or ``fail`` with the text its failure message contains and the reason. A file with no row, a
+``pass`` file that fails, a ``fail`` file that fails otherwise and a ``fail`` file that now
+passes all fail their test, so the table stays honest; ``python3 -m tests.unit.test_roundtrip``
+prints the rows of the files that have none (``--all``: of every file), from today's results.
 """
 import difflib
 import re
+import sys
 from pathlib import Path
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 
 from ireec.frontend.parser import parse_source
-from ireec.ir.diagnostics import CompileError
 from ireec.ir.printer import print_module
 
 SHARED = Path(__file__).parents[2].parent / "shared"
 ROOTS = [SHARED / "corpus" / "iree_e2e", SHARED / "models"]
 FILES = sorted(p for r in ROOTS if r.is_dir() for p in r.rglob("*.mlir"))
-OTHER_DIALECTS = ("stablehlo", "chlo", "tosa", "util", "check", "flow", "hal")
-_OTHER_OP = re.compile(r"'(%s)\.[A-Za-z_.]+'" % "|".join(OTHER_DIALECTS))
 MY_DIALECTS = ("arith", "math", "tensor", "linalg", "scf", "cf", "memref")
-
-# file name → (exception type or "diff:<op>", reason). Each is xfailed only while it
-# still fails exactly that way.
-KNOWN_ISSUES = {
-    "mlp.args.generic.mlir": ("diff:func.func", "func dialect printer: empty res_attrs print "
-                                                "as '-> (type)', reparsed without res_attrs"),
-}
+STATUS_FILE = Path(__file__).resolve().parent / "roundtrip_status.md"
+_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*(pass|fail)\s*\|\s*(.*?)\s*\|\s*(.*?)\s*\|$")
 
 
-def _ids():
-    return [str(p.relative_to(SHARED)) for p in FILES] or ["no-shared"]
+def rel(path: Path) -> str:
+    """``path`` relative to ../shared, with forward slashes (the status table's key)."""
+    return path.relative_to(SHARED).as_posix()
+
+
+def read_status(path: Path = STATUS_FILE) -> Dict[str, Tuple[str, str, str]]:
+    """{file under ../shared: (status, error text, reason)} from the status table; the error
+    text is the cell without its backquotes."""
+    out: Dict[str, Tuple[str, str, str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = _ROW.match(line.strip())
+        if m:
+            out[m.group(1)] = (m.group(2), m.group(3).strip("`"), m.group(4))
+    return out
 
 
 def _first_diff(a: str, b: str) -> str:
@@ -42,50 +51,64 @@ def _first_diff(a: str, b: str) -> str:
     return ""
 
 
-def _diff_op_name(line: str) -> str:
-    m = re.match(r"(?:%[\w#:]+(?:, %[\w#:]+)* = )?\"?([a-z_]+\.[a-z_.0-9]+)", line)
-    return m.group(1) if m else line.split(" ")[0]
-
-
-def _xfail_if_known(path: Path, kind) -> None:
-    known = KNOWN_ISSUES.get(path.name)
-    if known is not None and (known[0] == kind or (isinstance(known[0], type) and kind is known[0])):
-        pytest.xfail(known[1])
-
-
-def _parse(text: str, name: str, path: Path):
+def roundtrip_failure(path: Path) -> Optional[str]:
+    """None when print(parse(x)) is a fixed point, in the pretty and the generic form;
+    else a one-line message: the error (its type and first line) or the first differing
+    line."""
     try:
-        return parse_source(text, name)
-    except CompileError as e:
-        m = _OTHER_OP.search(e.message)
-        if m:
-            pytest.xfail(f"needs {m.group(1)} pretty syntax ({e.message.split('(')[0].strip()})")
-        raise
-    except Exception as e:  # an internal error: only tolerated when it is a known issue
-        _xfail_if_known(path, type(e))
-        raise
+        module = parse_source(path.read_text(encoding="utf-8"), str(path))
+        first = print_module(module)
+        second = print_module(parse_source(first, f"{path.name}.printed"))
+        generic = print_module(module, generic=True)
+        again = print_module(parse_source(generic, f"{path.name}.generic"))
+    except Exception as e:  # noqa: BLE001 - any error is this file's outcome
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    if first != second:
+        return f"not a fixed point: {_first_diff(first, second)}"
+    if first != again:
+        return f"the generic form is not a fixed point: {_first_diff(first, again)}"
+    return None
 
 
-def _check_fixed_point(first: str, second: str, path: Path, what: str) -> None:
-    if first == second:
-        return
-    line = _first_diff(first, second)
-    op = _diff_op_name(line)
-    _xfail_if_known(path, f"diff:{op}")
-    pytest.fail(f"{what} is not a fixed point; first differing line:\n{line}")
+def _ids():
+    return [rel(p) for p in FILES] or ["no-shared"]
 
 
 @pytest.mark.parametrize("path", FILES or [None], ids=_ids())
 def test_print_parse_is_fixed_point(path):
     if path is None:
         pytest.skip("../shared not present")
-    module = _parse(path.read_text(), str(path), path)
-    first = print_module(module)
-    second = print_module(_parse(first, f"{path.name}.printed", path))
-    _check_fixed_point(first, second, path, "print(parse(print(parse(x))))")
-    generic = print_module(module, generic=True)
-    again = print_module(_parse(generic, f"{path.name}.generic", path))
-    _check_fixed_point(first, again, path, "the generic form")
+    row = read_status().get(rel(path))
+    failure = roundtrip_failure(path)
+    assert row is not None, (f"{rel(path)} has no row in {STATUS_FILE.name}; add:\n"
+                             f"{status_row(path, failure)}")
+    status, error, reason = row
+    if status == "pass":
+        assert failure is None, f"{rel(path)} is pass in {STATUS_FILE.name} but fails: {failure}"
+        return
+    assert failure is not None, (f"{rel(path)} is fail in {STATUS_FILE.name} ({reason}) but "
+                                 f"now passes: make its row pass")
+    assert error in failure, (f"{rel(path)} is expected to fail with '{error}' "
+                              f"({STATUS_FILE.name}), but fails otherwise: {failure}")
+    pytest.xfail(reason)
+
+
+def status_row(path: Path, failure: Optional[str]) -> str:
+    """The status table row of ``path`` for its outcome today (a ``fail`` row's reason is
+    left for a person to write)."""
+    if failure is None:
+        return f"| `{rel(path)}` | pass | | |"
+    error = re.split(r"[|`]", failure)[0].strip()  # a table cell holds neither
+    return f"| `{rel(path)}` | fail | `{error}` | TODO: why |"
+
+
+def main(argv: List[str]) -> int:
+    """Print the rows of the files with no row in the status table (``--all``: every file)."""
+    rows = read_status() if STATUS_FILE.exists() and "--all" not in argv else {}
+    for path in FILES:
+        if rel(path) not in rows:
+            print(status_row(path, roundtrip_failure(path)))
+    return 0
 
 
 LINALG_MODELS = sorted(p for p in (SHARED / "models").rglob("*.linalg.mlir")) if SHARED.is_dir() else []
@@ -114,3 +137,7 @@ def test_models_are_fully_parsed_by_these_dialects():
         module = parse_source(path.read_text(), str(path))
         names = {op.name.split(".")[0] for op in module.walk()}
         assert names <= set(MY_DIALECTS) | {"builtin", "func"}, (path.name, names)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
