@@ -18,12 +18,16 @@ from .flow.erase_unused_operands_and_results import EraseUnusedLinalgOperandsPas
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
 from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
+from .hal.convert_conv_to_im2col import ConvertConvToIm2colPass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
+from .hal.cpu_lower_to_ukernels import CPULowerToUKernelsPass
+from .hal.fold_ukernel_accumulator_inits import FoldUKernelAccumulatorInitsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
 from .hal.math_algebraic_simplification import MathAlgebraicSimplificationPass
 from .hal.math_transform import MathTransformPass
 from .hal.promote_narrow_operands import PromoteNarrowOperandsPass
 from .hal.select_lowering_strategy import SelectLoweringStrategyPass
+from .hal.tile_and_distribute_to_workgroups import TileAndDistributeToWorkgroupsPass
 from .hal.gpu_select_lowering_strategy import LLVMGPUSelectLoweringStrategyPass
 from .hal.gpu_lower_to_ukernels import GPULowerToUKernelsPass
 from .input.canonicalize import CanonicalizePass
@@ -100,7 +104,11 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", BufferizePass, "tensors become memrefs, results written straight into their output bindings, intermediates in per-tile temporaries"),
     ("hal", GPULowerToUKernelsPass, "GPU targets: matmul roots (f32, f16, bf16) become calls of the shared-memory tiled device micro-kernel their config names"),
     ("hal", PromoteNarrowOperandsPass, "CPU targets: i1 masks read next to f32 data are widened once into an i32 stack copy, so the loops reading them vectorize at full width"),
-    ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory)"),
+    ("hal", FoldUKernelAccumulatorInitsPass, "CPU micro-kernel roots: the zero fill of their output before them goes (the call overwrites), a bias broadcast into it is marked as the call's start"),
+    ("hal", TileAndDistributeToWorkgroupsPass, "each kernel computes at entry its workgroup's tile per distributed dim: offset = workgroup id * tile, size = min(tile, extent - offset)"),
+    ("hal", CPULowerToUKernelsPass, "CPU targets: f32 contractions and depthwise convolutions marked for a micro-kernel become ireec_uk_sgemm / ireec_uk_dwconv calls on the workgroup's tile, taking a bias/clamp consumer as epilogue"),
+    ("hal", ConvertConvToIm2colPass, "CPU targets: convolutions marked ireec.im2col become, per chunk of output pixels, a copy of their patches into a stack array and one ireec_uk_sgemm call over the whole window"),
+    ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory; contractions register-blocked)"),
     ("hal", MathAlgebraicSimplificationPass, "powers with a small constant integer exponent (x^2, x^3, 1/x) become multiplications, not a scalar libm pow call per element"),
     ("hal", MathTransformPass, "f32 tanh and exp in kernels become branch-free polynomial approximations the C compiler vectorizes, not a scalar libm call per element"),
     # vm: C statements as ops.

@@ -1,5 +1,6 @@
-"""Strided memref layouts (``memref<4x8xf32, strided<[16, 1], offset: 4>>``) and the loop
-order kernels are nested in, which follows the operands' strides.
+"""Strided memref layouts (``memref<4x8xf32, strided<[16, 1], offset: 4>>``), the loop
+order kernels are nested in, which follows the operands' strides, and the small queries on
+memref ``linalg.generic`` ops the hal passes lowering them share.
 
 Only static strides and offsets are produced by ireec (all shapes are static).
 """
@@ -11,8 +12,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...dialects import linalg as L
 from ...dialects.linalg import indexing_maps
 from ...ir import types as T
-from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
 from ...ir.attributes import OpaqueAttr
+from ...ir.core import Operation, Value
+from ...ir.diagnostics import CompileError
 
 _STRIDED = re.compile(r"strided<\[([^\]]*)\](?:,\s*offset:\s*(-?\d+))?>")
 
@@ -113,3 +116,54 @@ def zero_fill_before(op, c) -> Optional["Operation"]:
     if [getattr(e, "pos", None) for e in out_map.results] != list(range(len(c.type.shape))):
         return None
     return f
+
+
+def generic_maps(op: Operation) -> List[AffineMap]:
+    """The indexing maps of generic ``op``, one per operand."""
+    return [a.value for a in op.attributes["indexing_maps"].value]
+
+
+def generic_loop_ranges(op: Operation) -> List[int]:
+    """Static size of each iteration dimension, from the first operand dim it indexes.
+    Raises CompileError when a dimension indexes no operand dim directly."""
+    maps = generic_maps(op)
+    n = maps[0].num_dims if maps else 0
+    ranges: List = [None] * n
+    for v, m in zip(op.operands, maps):
+        shape = getattr(v.type, "shape", ())
+        for k, e in enumerate(m.results):
+            if isinstance(e, AffineDim) and ranges[e.pos] is None:
+                ranges[e.pos] = shape[k]
+    if any(r is None for r in ranges):
+        raise CompileError("cannot infer the loop range of a linalg.generic dimension", op.loc)
+    return ranges
+
+
+def const_index(v: Value) -> Optional[int]:
+    """The value of ``v`` when an ``arith.constant`` defines it, else None."""
+    o = v.owner
+    if isinstance(o, Operation) and o.name == "arith.constant":
+        return o.attributes["value"].value
+    return None
+
+
+def pointer_strides(values) -> Optional[List]:
+    """The element strides of each memref of ``values`` (a micro-kernel's operands, passed as
+    pointers), or None when one is a kernel-local constant (it may fold to scalars: no pointer
+    to pass) or has no static layout."""
+    if any(isinstance(v.owner, Operation) and v.owner.name in ("memref.get_global", "arith.constant")
+           for v in values):
+        return None
+    try:
+        return [strides_and_offset(v.type)[0] for v in values]
+    except ValueError:
+        return None
+
+
+def op_before(op: Operation) -> Optional[Operation]:
+    """The op of ``op``'s block before it, constants skipped."""
+    blk = op.parent
+    i = blk.ops.index(op) - 1
+    while i >= 0 and blk.ops[i].name == "arith.constant":
+        i -= 1
+    return blk.ops[i] if i >= 0 else None

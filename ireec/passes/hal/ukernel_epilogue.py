@@ -20,6 +20,13 @@ in that order, each at most once, f32, constant bounds. Every step is the scalar
 of the consumer's body, rounded as it is, so the fused results are bit-identical to the
 stored sum going through the consumer afterwards (``arith.maximumf`` and the `?:` form agree
 on every input but lo = -0.0 with x = +0.0, which is not fused).
+
+Taking the consumer (:func:`consumer_epilogue`, :func:`fusable_epilogue`): it must be the op
+right after the micro-kernel op (constants skipped), rewrite its output in place over the
+same workgroup tile, and its bias be readable by the micro-kernel
+(:func:`ukernel_bias_strides`). A bias broadcast into the whole output right before the
+micro-kernel op (:func:`bias_init`) can be the call's start instead
+(:mod:`.fold_ukernel_accumulator_inits` marks it, :func:`take_bias_init` takes it).
 """
 from __future__ import annotations
 
@@ -30,7 +37,11 @@ from typing import Callable, Dict, List, Optional, Tuple
 from ...dialects import linalg as L
 from ...dialects.arith import CMPF_PREDICATES
 from ...ir import types as T
+from ...ir.affine import AffineConst, AffineDim, AffineMap
+from ...ir.attributes import DenseArrayAttr, FloatAttr, UnitAttr
 from ...ir.core import Operation, Value
+from .memref_utils import generic_loop_ranges, generic_maps, loop_order, op_before, pointer_strides
+from .ukernels import loop_stride, match_dwconv, match_sgemm
 
 
 @dataclass
@@ -211,3 +222,162 @@ def match_epilogue(g: Operation, c: Value) -> Optional[EpilogueMatch]:
     if chain.m.bias is not None:
         chain.m.bias = others[0]
     return chain.m
+
+
+def consumer_epilogue(op: Operation, c: Value, c_map: AffineMap):
+    """The elementwise consumer of micro-kernel op ``op`` (output ``c`` through ``c_map``)
+    that the micro-kernel can apply to its finished results (:func:`match_epilogue`): the
+    next op of the block (constants skipped), rewriting ``c`` in place over the same
+    workgroup tile (same distributed dims). Returns ``(consumer, match, bias)``, ``bias``
+    None or ``(memref, its indexing map over op's loops)``; else None."""
+    blk = op.parent
+    i = blk.ops.index(op) + 1
+    while i < len(blk.ops) and blk.ops[i].name == "arith.constant":
+        i += 1
+    if i >= len(blk.ops):
+        return None
+    g = blk.ops[i]
+    em = match_epilogue(g, c)
+    if em is None:
+        return None
+    g_maps = generic_maps(g)
+    out_pos = [e.pos for e in g_maps[-1].results]  # g's loop -> dim position of c
+    if distributed_positions(g, g_maps[-1]) != distributed_positions(op, c_map):
+        return None  # the consumer and the call cover different parts of c
+    if em.bias is None:
+        return g, em, None
+    bias = L.inputs(g)[em.bias]
+    # The bias's indices in op's loops: through c's dim positions.
+    results = []
+    for e in g_maps[em.bias].results:
+        if isinstance(e, AffineDim):
+            results.append(c_map.results[out_pos.index(e.pos)])
+        elif isinstance(e, AffineConst):
+            results.append(e)
+        else:
+            return None
+    if bias is c or pointer_strides((bias,)) is None:
+        return None
+    return g, em, (bias, AffineMap(c_map.num_dims, 0, tuple(results)))
+
+
+def distributed_positions(op: Operation, out_map: AffineMap) -> List[int]:
+    """Per distributed dim of ``op`` (``ireec.distribute``), the position in its output
+    (indexed through ``out_map``) of the loop carrying it, -1 where none does: two ops with
+    equal lists write the same workgroup tile of that output."""
+    d = op.attributes.get("ireec.distribute")
+    return [out_map.results.index(AffineDim(x)) if x >= 0 and AffineDim(x) in out_map.results else -1
+            for x in (list(d.value) if d is not None else [])]
+
+
+def epilogue_attrs(em, bias_strides) -> Dict[str, object]:
+    """The micro-kernel op's attributes of epilogue ``em`` (ireec/dialects/iree_codegen.py)."""
+    attrs = {}
+    if bias_strides is not None:
+        attrs["bias_strides"] = DenseArrayAttr(T.i64, bias_strides)
+    if em.lo is not None:
+        attrs["clamp_lo"] = FloatAttr(em.lo, T.f32)
+        if em.lo_keeps_nan:
+            attrs["lo_keeps_nan"] = UnitAttr()
+    if em.hi is not None:
+        attrs["clamp_hi"] = FloatAttr(em.hi, T.f32)
+        if em.hi_replaces_nan:
+            attrs["hi_replaces_nan"] = UnitAttr()
+    return attrs
+
+
+def fusable_epilogue(op: Operation, plan):
+    """:func:`consumer_epilogue` of micro-kernel contraction ``op`` (its
+    :func:`.ukernels.sgemm_plan` ``plan``) when the call covers the whole
+    static reduction (no filter taps looped around it, at least one k step), with the bias's
+    strides along i and j (a j stride of 0 or 1, as ``ireec_uk_sgemm_fused`` reads it)."""
+    match, (_a, _b, c), (_am, _bm, c_map), _st = plan
+    if match.taps:
+        return None
+    k_range = generic_loop_ranges(op)[match.k]
+    if not isinstance(k_range, int) or k_range < 1:
+        return None
+    found = consumer_epilogue(op, c, c_map)
+    if found is None or found[2] is None:
+        return found
+    g, em, (bias, b_map) = found
+    strides = ukernel_bias_strides(op, bias, b_map)
+    return None if strides is None else (g, em, (bias, b_map, strides))
+
+
+def ukernel_bias_strides(op: Operation, bias: Value, b_map: AffineMap) -> Optional[Tuple[int, ...]]:
+    """The ``bias_strides`` of a bias memref indexed through ``b_map`` (over micro-kernel op
+    ``op``'s loops) as the micro-kernel reads it: along i and j for ``ireec_uk_sgemm``
+    (j: 0 or 1), ``(1,)`` for ``ireec_uk_dwconv`` (a contiguous per-channel vector, constant
+    along the output pixels); None when it cannot."""
+    st = pointer_strides((bias,))
+    if st is None:
+        return None
+    maps = generic_maps(op)
+    if "ireec.ukernel_blocking" in op.attributes:
+        match = match_sgemm(op, loop_order(op, maps[0].num_dims))
+        if match is None:
+            return None
+        bi, bj = loop_stride(b_map, st[0], match.i), loop_stride(b_map, st[0], match.j)
+        return None if bi is None or bj not in (0, 1) else (bi, bj)
+    match = match_dwconv(op, loop_order(op, maps[0].num_dims))
+    if match is None or loop_stride(b_map, st[0], match.c) != 1 or any(
+            loop_stride(b_map, st[0], d) != 0 for d in (match.y, match.x) if d is not None):
+        return None
+    return (1,)
+
+
+def bias_init(op: Operation, out: Value, out_map: AffineMap):
+    """``(broadcast, bias, its indexing map over op's loops)`` when the op right before
+    micro-kernel op ``op`` broadcasts an f32 memref into all of ``out`` (its output, through
+    ``out_map``) over the same workgroup tile, the micro-kernel can read that bias
+    (:func:`ukernel_bias_strides`) and no epilogue bias follows; else None."""
+    g = op_before(op)
+    if g is None or g.name != "linalg.generic" or L.outputs(g) != [out] or len(L.inputs(g)) != 1:
+        return None
+    bias = L.inputs(g)[0]
+    body = L.payload(g)
+    ops = list(body.ops)
+    if (any(t != L.PARALLEL for t in L.iterator_types(g)) or len(ops) != 1
+            or list(ops[0].operands) != [body.args[0]] or bias is out
+            or not isinstance(bias.type, T.MemRefType) or bias.type.element_type != T.f32):
+        return None
+    maps = generic_maps(g)
+    if [getattr(e, "pos", None) for e in maps[1].results] != list(range(maps[1].num_dims)):
+        return None  # the broadcast's loops are the output's dims, in order
+    if distributed_positions(g, maps[1]) != distributed_positions(op, out_map):
+        return None
+    results = []
+    for e in maps[0].results:
+        if isinstance(e, AffineDim):
+            results.append(out_map.results[e.pos])
+        elif isinstance(e, AffineConst):
+            results.append(e)
+        else:
+            return None
+    b_map = AffineMap(out_map.num_dims, 0, tuple(results))
+    if ukernel_bias_strides(op, bias, b_map) is None:
+        return None
+    after = consumer_epilogue(op, out, out_map)
+    if after is not None and after[2] is not None:
+        return None  # one bias per call: the consumer's
+    return g, bias, b_map
+
+
+def add_bias_init(init, operands: List, attrs: Dict[str, object]) -> None:
+    """Append the bias of a taken bias init (:func:`take_bias_init`) to a micro-kernel
+    call's ``operands`` and its ``bias_strides`` / ``bias_init`` to ``attrs``."""
+    operands.append(init[1])
+    attrs.update({"bias_strides": DenseArrayAttr(T.i64, init[2]), "bias_init": UnitAttr()})
+
+
+def take_bias_init(op: Operation, out: Value, out_map: AffineMap):
+    """For ``op`` marked by :mod:`.fold_ukernel_accumulator_inits`: ``(broadcast, (bias, its
+    map), bias_strides)`` for its call; else None."""
+    if "ireec.ukernel_bias_init" not in op.attributes:
+        return None
+    found = bias_init(op, out, out_map)
+    if found is None:
+        return None
+    g, bias, b_map = found
+    return g, (bias, b_map), ukernel_bias_strides(op, bias, b_map)

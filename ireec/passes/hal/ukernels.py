@@ -49,7 +49,8 @@ from typing import List, Optional, Sequence
 
 from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, AffineMap
+from .memref_utils import generic_maps, loop_order, pointer_strides
 
 #: The micro-kernel function (runtime_c/ireec_ukernel.h).
 SGEMM = "ireec_uk_sgemm"
@@ -177,6 +178,19 @@ def linear_coefficients(e: AffineExpr) -> Optional[dict]:
     return None
 
 
+def loop_stride(m: AffineMap, strides, d: int) -> Optional[int]:
+    """Elements one step of loop ``d`` moves through an operand indexed by map ``m`` whose
+    dims have element ``strides`` (None: a dynamic stride)."""
+    total = 0
+    for e, x in zip(m.results, strides):
+        coeff = linear_coefficients(e) or {}
+        if coeff.get(d):
+            if not isinstance(x, int):
+                return None
+            total += coeff[d] * x
+    return total
+
+
 def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatch]:
     """The dims of ``op`` when it is an f32 contraction the micro-kernel computes (see the
     module docstring), else None. Works on tensors and memrefs.
@@ -239,6 +253,34 @@ def match_sgemm(op, order: Optional[Sequence[int]] = None) -> Optional[SgemmMatc
     if order is not None:
         taps = [d for d in order if d in taps]
     return SgemmMatch(i=i, j=j, k=k, batch=list(batch), taps=taps, a_coeff=with_i[0][i])
+
+
+def sgemm_plan(op):
+    """``(match, (a, b, c), (a_map, b_map, c_map), strides)`` when memref generic ``op``
+    (marked ``ireec.ukernel_blocking``) can call ``ireec_uk_sgemm``: a matched contraction
+    whose C is neither A nor B, no operand a kernel-local constant, and static element
+    strides ``(a_m, a_k, b_k, b_n, ldc)`` with C's rows contiguous; else None."""
+    maps = generic_maps(op)
+    match = match_sgemm(op, loop_order(op, maps[0].num_dims))
+    if match is None:
+        return None
+    a, bm, c = op.operands[:3]
+    a_map, b_map, c_map = maps[:3]
+    if match.swapped:  # the operand indexed by i is the second input
+        a, bm, a_map, b_map = bm, a, b_map, a_map
+    if c is a or c is bm:
+        return None  # the micro-kernel reads A and B while it writes C
+    st = pointer_strides((a, bm, c))
+    if st is None:
+        return None
+    sa, sb, sc = st
+
+    strides = (loop_stride(a_map, sa, match.i), loop_stride(a_map, sa, match.k),
+               loop_stride(b_map, sb, match.k), loop_stride(b_map, sb, match.j),
+               loop_stride(c_map, sc, match.i))
+    if any(x is None for x in strides) or loop_stride(c_map, sc, match.j) != 1:
+        return None
+    return match, (a, bm, c), (a_map, b_map, c_map), strides
 
 
 def workgroup_tile(extent: int, tile: int, split: bool = True) -> int:

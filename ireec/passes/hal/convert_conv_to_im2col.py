@@ -1,0 +1,244 @@
+"""Convolutions marked ``ireec.im2col`` become patch copies and sgemm micro-kernel calls.
+
+Mirrors IREE's ``iree-codegen-convert-conv-to-im2col`` (ConvertConvToIm2col.cpp: a
+convolution becomes an im2col copy of its input patches and a matmul) together with the
+lowering of that matmul to the micro-kernel (``iree-codegen-cpu-lower-to-ukernels``), on
+memrefs and per workgroup tile: the copy is one chunk of the tile's output pixels at a
+time, into a stack array. The choice and the chunk size are the lowering strategy's
+(:mod:`.im2col`: ``ireec.im2col = array<i64: K, pixels>`` with ``ireec.ukernel_blocking``).
+
+A convolution marked ``ireec.im2col`` becomes, inside loops over its other pixel dims, a
+loop over chunks of the tile's output pixels (whole rows of the tile when it spans the full
+width of the innermost pixel dim), each
+
+1. a copy nest packing the chunk's patches into a ``Col`` stack array (the body's image
+   prologue applied on the way), then
+2. one ``iree_codegen.ukernel.generic`` calling ``ireec_uk_sgemm`` with ``Col`` as A (NHWC:
+   ``C[p, f] += Col[p, k] * W[k, f]``) or B (NCHW: ``C[f, p] += W[f, k] * Col[k, p]``) and
+   the whole window as K, with its own ``work`` array.
+
+A convolution whose filter's window is not one flat axis in the nest's reduction order,
+whose output's contiguous dim is neither ``f`` nor a pixel dim, or with an operand without
+static strides is left to :mod:`.convert_linalg_to_loops`.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ...ir import types as T
+from ...ir.attributes import BoolAttr, DenseArrayAttr, StringAttr, UnitAttr
+from ...ir.core import Builder, Operation, Value
+from ...dialects.memref import build_alloc
+from ..pass_base import Pass, PassContext, register_pass
+from . import im2col as IM
+from . import ukernels as UK
+from .cpu_lower_to_ukernels import check_bufferized
+from .loop_builder import IndexBuilder, LoopBounds, for_loop, global_ivs, operand_indices
+from .memref_utils import const_index, generic_maps, loop_order, strides_and_offset
+from .tile_and_distribute_to_workgroups import WorkgroupTiles, kernel_functions
+
+
+class _Im2col:
+    """The im2col lowering of one convolution: :meth:`plan` checks the form (nothing
+    built), :meth:`build` builds the chunk loop, the packing nest and the call before it."""
+
+    def __init__(self, op: Operation, lb: LoopBounds, match, k_total: int, pixels: int):
+        self.op, self.lb, self.match = op, lb, match
+        self.k_total, self.pixels = k_total, pixels
+        maps = generic_maps(op)
+        self.w, self.x, self.c = op.operands[match.w], op.operands[1 - match.w], op.operands[2]
+        self.w_map, self.x_map, self.c_map = maps[match.w], maps[1 - match.w], maps[2]
+        self.ranges = lb.ranges
+
+    @staticmethod
+    def plan(op: Operation, lb: LoopBounds) -> Optional["_Im2col"]:
+        marker = op.attributes.get("ireec.im2col")
+        if marker is None:
+            return None
+        match = IM.match_im2col(op, loop_order(op, len(lb.ranges)))
+        k_total, pixels = (int(x) for x in marker.value)
+        if match is None or match.k != k_total or pixels <= 0:
+            return None
+        self = _Im2col(op, lb, match, k_total, pixels)
+        return self if self._layout() else None
+
+    def _layout(self) -> bool:
+        """Strides, the flat window axis and the chunking; False when the form fails."""
+        w, x, c, match, ranges = self.w, self.x, self.c, self.match, self.ranges
+        if c is w or c is x or any(isinstance(v.owner, Operation) and v.owner.name in
+                                   ("memref.get_global", "arith.constant") for v in (w, x, c)):
+            return False
+        try:
+            sw, sc = (strides_and_offset(v.type)[0] for v in (w, c))
+        except ValueError:
+            return False
+        self.out_dims = [e.pos for e in self.c_map.results]
+        sw = self.sw = dict(zip([e.pos for e in self.w_map.results], sw))
+        sc = self.sc = dict(zip(self.out_dims, sc))
+        if not all(isinstance(v, int) for v in list(sw.values()) + list(sc.values())):
+            return False
+        red = match.red
+        self.wide = [d for d in red if ranges[d] > 1]  # dims of range 1 add nothing to the index
+        if not self.wide or any(sw[a] != sw[b] * ranges[b] for a, b in zip(self.wide, self.wide[1:])):
+            return False  # the window is not one flat axis of the filter
+        r, q = IM.gemm_pixel_dims(match, self.out_dims)
+        self.q = q
+        self.rows_are_pixels = sc[match.f] == 1  # NHWC: C[p, f]
+        if not self.rows_are_pixels and sc[q] != 1:
+            return False
+        q_full = const_index(self.lb.ubs[q]) == ranges[q]
+        self.merge = (r is not None and q_full and self.pixels % ranges[q] == 0
+                      and sc[r] == ranges[q] * sc[q])
+        self.width = ranges[q] if self.merge else 1
+        self.cd = r if self.merge else q  # the dim chunks step along
+        self.step = self.pixels // self.width
+        return True
+
+    def build(self) -> None:
+        op, lb = self.op, self.lb
+        mc, nc, kc = (int(v) for v in op.attributes["ireec.ukernel_blocking"].value)
+        b = lb.ib.b
+        self.c0, self.c1, self.cstep = lb.ib.const(0), lb.ib.const(1), lb.ib.const(self.step)
+        col_shape = (self.pixels, self.k_total) if self.rows_are_pixels else (self.k_total, self.pixels)
+        self.col = build_alloc(b, "memref.alloca", T.MemRefType(col_shape, T.f32)).result
+        self.work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
+                                attrs={"ireec.ukernel_work": UnitAttr()}).result
+        inner, ivs, start, count, npix = self._chunk_loop(b)
+        self._pack(inner, ivs, start, count)
+        self._call(inner, ivs, start, npix, (mc, nc, kc))
+
+    def _chunk_loop(self, b: Builder):
+        """Loops over the other pixel dims, then over the chunks along ``cd``: the chunk
+        loop's builder, the loop point, the chunk's start, pixel count along ``cd`` and
+        total pixel count."""
+        ubs, c0, c1, cd = self.lb.ubs, self.c0, self.c1, self.cd
+        ivs: List[Value] = [c0] * len(self.ranges)
+        inner = b
+        for d in self.match.pixels:
+            if d not in (cd, self.q):
+                body = for_loop(inner, c0, ubs[d], c1)
+                ivs[d] = body.args[0]
+                inner = Builder(body, 0, self.op.loc)
+        body = for_loop(inner, c0, ubs[cd], self.cstep)
+        start = body.args[0]
+        inner = Builder(body, 0, self.op.loc)
+        rest = inner.create("arith.subi", [ubs[cd], start], [T.index]).result
+        count = inner.create("arith.minsi", [self.cstep, rest], [T.index]).result
+        self.ibi = IndexBuilder(inner, {})
+        npix = (inner.create("arith.muli", [count, self.ibi.const(self.width)], [T.index]).result
+                if self.merge else count)
+        return inner, ivs, start, count, npix
+
+    def _pack_nest(self, inner: Builder, count: Value):
+        """The copy nest's loops (pixels then window for NHWC, window then pixels for NCHW):
+        its innermost builder and the induction variable per dim."""
+        cd, q, red = self.cd, self.q, self.match.red
+        pix_loops = [(cd, count)] + ([(q, self.lb.ubs[q])] if self.merge else [])
+        red_loops = [(d, self.ibi.const(self.ranges[d])) for d in red]
+        nest = pix_loops + red_loops if self.rows_are_pixels else red_loops + pix_loops
+        pb = inner
+        local: Dict[int, Value] = {}
+        for d, ub in nest:
+            blk = for_loop(pb, self.c0, ub, self.c1)
+            local[d] = blk.args[0]
+            pb = Builder(blk, 0, self.op.loc)
+        return pb, local
+
+    def _pack(self, inner: Builder, ivs: List[Value], start: Value, count: Value) -> None:
+        """1. Pack: Col[(red..), p] (or Col[p, (red..)]), the chunk's pixels p = (rows, q)."""
+        op, match, cd, q, red = self.op, self.match, self.cd, self.q, self.match.red
+        pb, local = self._pack_nest(inner, count)
+        piv = list(ivs)
+        ibp = IndexBuilder(pb, {})
+        for d in red:
+            piv[d] = local[d]
+        if self.merge:
+            piv[q] = local[q]
+        piv[cd] = pb.create("arith.addi", [start, local[cd]], [T.index]).result
+        kflat = local[red[0]]
+        for d in red[1:]:
+            kflat = pb.create("arith.muli", [kflat, ibp.const(self.ranges[d])], [T.index]).result
+            kflat = pb.create("arith.addi", [kflat, local[d]], [T.index]).result
+        pflat = local[cd]
+        if self.merge:
+            pflat = pb.create("arith.muli", [pflat, ibp.const(self.width)], [T.index]).result
+            pflat = pb.create("arith.addi", [pflat, local[q]], [T.index]).result
+        lb = self.lb
+        xi = operand_indices(IndexBuilder(pb, {}), self.x, self.x_map, piv,
+                             global_ivs(pb, piv, lb.tile_of, lb.tiles), lb.tile_of, lb.tiles, bool(lb.tile_of))
+        val = pb.create("memref.load", [self.x] + xi, [T.f32]).result
+        img_arg, flt_arg = op.body.args[1 - match.w], op.body.args[match.w]
+        mapping: Dict[Value, Value] = {img_arg: val}
+        for pre in IM.image_prologue(op, 1 - match.w):  # e.g. a fused average pool's "/ 4"
+            pb.insert(pre.clone(mapping))
+        mul = list(op.body.ops)[-3]
+        image_value = next(v for v in mul.operands if v is not flt_arg)
+        val = mapping.get(image_value, image_value)
+        idx = [pflat, kflat] if self.rows_are_pixels else [kflat, pflat]
+        pb.create("memref.store", [val, self.col] + idx, [])
+
+    def _call(self, inner: Builder, ivs: List[Value], start: Value, npix: Value, blocking) -> None:
+        """2. One sgemm over the chunk with K = the whole window."""
+        op, lb, match, c0 = self.op, self.lb, self.match, self.c0
+        w, c, col, work = self.w, self.c, self.col, self.work
+        giv = list(ivs)
+        giv[self.cd] = start
+        g = global_ivs(inner, giv, lb.tile_of, lb.tiles)
+        local = bool(lb.tile_of)
+        w_org = operand_indices(IndexBuilder(inner, {}), w, self.w_map, giv, g, lb.tile_of, lb.tiles, local)
+        c_org = operand_indices(IndexBuilder(inner, {}), c, self.c_map, giv, g, lb.tile_of, lb.tiles, local)
+        col_org = [c0, c0]
+        sw, sc, k_total = self.sw, self.sc, self.k_total
+        sw_k, ldc = sw[self.wide[-1]], (sc[self.q] if self.rows_are_pixels else sc[match.f])
+        if self.rows_are_pixels:  # C[p, f] += Col[p, k] * W[k, f]
+            operands = ([col, w, c, work] + col_org + w_org + c_org
+                        + [npix, lb.ubs[match.f], self.ibi.const(k_total)])
+            strides = (k_total, 1, sw_k, sw[match.f], ldc)
+        else:  # C[f, p] += W[f, k] * Col[k, p]
+            operands = ([w, col, c, work] + w_org + col_org + c_org
+                        + [lb.ubs[match.f], npix, self.ibi.const(k_total)])
+            strides = (sw[match.f], sw_k, self.pixels, 1, ldc)
+        inner.create("iree_codegen.ukernel.generic", operands, [],
+                     {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel", "ireec.im2col")
+                         if k in op.attributes},
+                      "u_kernel_fn_name": StringAttr(UK.SGEMM),
+                      "strides": DenseArrayAttr(T.i64, strides),
+                      "blocking": DenseArrayAttr(T.i64, blocking),
+                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes)})
+
+
+def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
+    """Replace convolution ``op`` marked ``ireec.im2col`` by its chunk loop (module
+    docstring), or leave it, its loop constants gone again, when the form fails."""
+    check_bufferized(op)
+    lb = LoopBounds.build(op, tiles)
+    plan = _Im2col.plan(op, lb)
+    if plan is None:
+        lb.erase_constants()
+        return
+    plan.build()
+    op.erase()
+
+
+def _is_im2col(op: Operation) -> bool:
+    return "ireec.ukernel_blocking" in op.attributes and "ireec.im2col" in op.attributes
+
+
+@register_pass
+class ConvertConvToIm2colPass(Pass):
+    """IREE's ``iree-codegen-convert-conv-to-im2col`` lowered to micro-kernel calls per
+    chunk of the workgroup's tile: see the module docstring."""
+
+    name = "iree-codegen-convert-conv-to-im2col"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        seen = set()
+        for k in kernel_functions(module):
+            tiles = WorkgroupTiles.of(k)
+            for op in [o for o in k.walk() if o.name == "linalg.generic"]:
+                seen.add(id(op))
+                if op.parent is not None and _is_im2col(op):
+                    lower_im2col(op, tiles)
+        for op in [o for o in module.walk() if o.name == "linalg.generic" and id(o) not in seen]:
+            if _is_im2col(op):
+                lower_im2col(op, None)
