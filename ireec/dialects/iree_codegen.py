@@ -5,7 +5,7 @@
 micro-kernel named by ``u_kernel_fn_name`` on memrefs. ireec has two families, each with its
 own operand form (printed generically):
 
-- the CPU sgemm (ireec/passes/hal/convert_linalg_to_loops.py, runtime_c/ireec_ukernel.h)::
+- the CPU sgemm (ireec/passes/hal/cpu_lower_to_ukernels.py, runtime_c/ireec_ukernel.h)::
 
       "iree_codegen.ukernel.generic"(%A, %B, %C, %work, <index of the first element of the
           tile in A, B and C, one per dim>..., %M, %N, %K)
@@ -22,7 +22,7 @@ own operand form (printed generically):
   ``clamp_hi = hi : f32`` (``hi_replaces_nan``); with ``bias_init`` the bias is where the sums
   start (``accumulate = false``), not a step after them
 
-- the CPU depthwise convolution (ireec/passes/hal/convert_linalg_to_loops.py,
+- the CPU depthwise convolution (ireec/passes/hal/cpu_lower_to_ukernels.py,
   runtime_c/ireec_ukernel.h)::
 
       "iree_codegen.ukernel.generic"(%image, %filter, %out, <index of the first element of

@@ -535,7 +535,7 @@ class KernelLowering:
 
     def _dwconv_ukernel(self, op: Operation, b: Builder) -> None:
         """``iree_codegen.ukernel.generic`` of a depthwise convolution (see
-        ireec/passes/hal/convert_linalg_to_loops.py) → ``ireec_uk_dwconv(C, OH, OW, KH, KW,
+        ireec/passes/hal/cpu_lower_to_ukernels.py) → ``ireec_uk_dwconv(C, OH, OW, KH, KW,
         &image[origin], its 5 strides, &filter[origin], its 3, &out[origin], its 3)`` in the
         argument order of runtime_c/ireec_ukernel.h; ``ireec_uk_dwconv_fused(..., flags,
         &bias[origin], 1, lo, hi)`` with an epilogue or without ``accumulate``."""
@@ -555,7 +555,7 @@ class KernelLowering:
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee), "args": _str_array(args + extra)})
 
     def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
-        """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/convert_linalg_to_loops.py)
+        """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/cpu_lower_to_ukernels.py)
         → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
         blocking..., work, flags)`` in the argument order of runtime_c/ireec_ukernel.h's
         ``ireec_uk_sgemm`` (flags: ``IREEC_UK_FLAG_ACCUMULATE`` unless the op's ``accumulate``
