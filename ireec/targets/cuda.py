@@ -103,8 +103,7 @@ def fold_loop(loop):
     address invariant in the loop, ``combine`` a :data:`_COMBINER`, the element a shuffled
     type) — return ``(load, store, combine, z)``; else None."""
     from ..ir import types as T
-    from ..passes.vm.emitc_utils import defined_inside as _defined_inside
-    from ..passes.vm.mark_independent_loops import access_address
+    from ..emitc.analysis import access_address, defined_inside as _defined_inside
 
     body = list(loop.body.ops)
     if any(o.regions or o.name not in ("emitc.constant", "emitc.expression", "emitc.load", "emitc.store")
@@ -162,8 +161,7 @@ def row_reduction(loop):
 def _walks_contiguously(inner, exclude=None) -> bool:
     """Whether some load or store of the loop ``inner`` (other than ``exclude``) has a
     unit-stride subscript that is its induction variable plus invariant values."""
-    from ..passes.vm.emitc_utils import defined_inside as _defined_inside
-    from ..passes.vm.mark_independent_loops import _shift_of
+    from ..emitc.analysis import defined_inside as _defined_inside, shift_of as _shift_of
 
     iv = inner.body.args[0]
     inside = _defined_inside(inner) - {iv}
@@ -180,7 +178,7 @@ def row_of_elements(loop):
     """When ``loop`` (independent rows) ends with an inner loop whose iterations are
     independent too and which walks memory contiguously, with only pure ops before it
     (e.g. the normalisation of a softmax), return that inner loop; else None."""
-    from ..passes.vm.mark_independent_loops import iterations_independent
+    from ..emitc.analysis import iterations_independent
 
     inner = _trailing_inner_loop(loop)
     if inner is None:
@@ -578,7 +576,7 @@ class CUDATarget(CTarget):
         (or temporaries beyond :data:`SHARED_LIMIT`) runs on one thread (returns 1)."""
         from ..ir.attributes import StringAttr
         from ..ir.core import Builder
-        from ..passes.vm.mark_independent_loops import iterations_independent
+        from ..emitc.analysis import iterations_independent
 
         def collective(op) -> bool:
             return (op.name == "emitc.call_opaque"
