@@ -143,3 +143,17 @@ def c_literal(value, t: T.Type) -> str:
     if isinstance(t, T.IntegerType) and t.width == 32 and v == -(1 << 31):
         return "INT32_MIN"
     return f"(({ctype(t)}){v})"
+
+
+#: Bytes of the C scalar and storage types the generated code declares locals of.
+C_TYPE_BYTES = {"float": 4, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2,
+                "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8, "bool": 1, "_Bool": 1,
+                "int": 4, "size_t": 8, "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8}
+
+
+def c_type_bytes(name: str) -> int:
+    """Bytes of a C type the generated code uses (``float``, ``int64_t``, pointers: 8)."""
+    name = name.replace("const", "").strip()
+    if name.endswith("*"):
+        return 8
+    return C_TYPE_BYTES.get(name, 8)

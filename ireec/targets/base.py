@@ -15,11 +15,14 @@ the host program reaches it), reduced to what a C-emitting compiler needs:
 - kernels: the qualifiers of a workgroup function (:meth:`Target.kernel_specifiers`) and the
   spelling of its workgroup id parameters (:meth:`Target.workgroup_id_params`);
 - launches: the lines before a dispatch's workgroup loop nest (:meth:`Target.launch_prologue`);
-- lowering configs: :meth:`Target.distribute_workgroup` maps a workgroup onto threads and
-  returns the workgroup size (IREE's ``KernelConfig`` workgroup size; the tile sizes are the
-  shared CPU tiling's); GPU targets (:attr:`Target.is_gpu`) also choose a per-dispatch GPU
-  config (:meth:`Target.gpu_kernel_config`: kind, tile sizes, workgroup size, micro-kernel)
-  and the launch grid (:meth:`Target.grid_for`);
+- lowering configs: GPU targets (:attr:`Target.is_gpu`) choose a per-dispatch GPU config
+  (:meth:`Target.gpu_kernel_config`: kind, tile sizes, workgroup size, micro-kernel) and the
+  launch grid (:meth:`Target.grid_for`);
+- GPU capabilities and spellings, as data (IREE's ``#iree_gpu.target`` wgp attributes;
+  tinygrad's renderers hold theirs alike): threads per workgroup, subgroup size, workgroup
+  memory, the C of the thread id, the barrier and the subgroup shuffle
+  (:attr:`Target.max_workgroup_threads`... ; ``iree-codegen-gpu-distribute`` reads them to
+  map a workgroup onto threads; the defaults are the CPU answers: one thread);
 - host program: what the host functions pass and how they touch buffers
   (:meth:`Target.host_extra_params`, :meth:`Target.host_copy`, :meth:`Target.host_read`,
   :meth:`Target.host_write`, :meth:`Target.constants_base`, :meth:`Target.launch_extra_args`).
@@ -99,6 +102,35 @@ class Target(abc.ABC):
     #: SIMD vectors by the narrowest element of a loop).
     promote_narrow_operands: bool = False
 
+    # ------------------------------------------------------------------ GPU capabilities
+    # What iree-codegen-gpu-distribute (ireec/passes/vm/gpu_distribute.py) needs to map a
+    # workgroup onto threads; the defaults are the CPU answers (a workgroup is one thread,
+    # kernels stay as they are).
+    #: Threads one workgroup may have (IREE: ``max_thread_count_per_workgroup``); 1 on CPUs.
+    max_workgroup_threads: int = 1
+    #: Threads that run in lockstep and exchange values by shuffles (a CUDA warp; IREE:
+    #: ``subgroup_size``).
+    subgroup_size: int = 1
+    #: Bytes of workgroup-shared memory a workgroup's arrays may take (IREE:
+    #: ``max_workgroup_memory_bytes``).
+    workgroup_memory_bytes: int = 0
+    #: C qualifier that puts a local array in workgroup-shared memory (CUDA ``__shared__``).
+    workgroup_memory_qualifier: str = ""
+    #: C expression of a thread's index in its workgroup (x axis; unsigned on CUDA).
+    thread_id: str = "0"
+    #: C statement at which every thread of a workgroup waits for all the others.
+    barrier: str = ""
+    #: C expression of a subgroup shuffle down, a ``str.format`` pattern: ``{value}`` as
+    #: held by the lane ``{offset}`` lanes above.
+    subgroup_shuffle_down: str = ""
+    #: Element types (IR spelling: ``f32``, ``i64``...) :attr:`subgroup_shuffle_down` moves.
+    shuffle_types: Tuple[str, ...] = ()
+    #: Micro-kernels every thread of a workgroup calls together (callee prefix), the threads
+    #: they take and the workgroup memory (bytes) their tiles use.
+    workgroup_ukernel_prefix: str = ""
+    workgroup_ukernel_threads: int = 0
+    workgroup_ukernel_memory_bytes: int = 0
+
     # ------------------------------------------------------------------ identity
     def __eq__(self, other) -> bool:
         if isinstance(other, str):
@@ -167,12 +199,6 @@ class Target(abc.ABC):
         """Lines before the loop nest running the workgroups ``grid`` ((axis, count), outermost
         first) of a dispatch; none for a plain serial loop nest."""
         return []
-
-    def distribute_workgroup(self, body) -> int:
-        """Map the workgroup function's body (an emitc Block, after loop-invariant hoisting
-        and independence marking) onto the threads of a workgroup, rewriting it in place;
-        returns the workgroup size (threads). CPU targets run a workgroup on one thread."""
-        return 1
 
     def gpu_kernel_config(self, kind: str, extents: Sequence[int], tiles: Sequence[int], *,
                           matmul: Optional[dict] = None, root_dims: Sequence[int] = (),

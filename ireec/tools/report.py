@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
+from ..emitc.ctypes import c_type_bytes
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError, Location
 
@@ -45,24 +46,11 @@ from ..ir.diagnostics import CompileError, Location
 #: kilobytes; define IREEC_NO_TARGET_CLONES where the stack is tight.
 FRAME_BYTES = 384
 
-#: Bytes of the C scalar and storage types the generated code declares locals of.
-C_TYPE_BYTES = {"float": 4, "double": 8, "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2,
-                "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8, "bool": 1, "_Bool": 1,
-                "int": 4, "size_t": 8, "ptrdiff_t": 8, "intptr_t": 8, "uintptr_t": 8}
-
 #: C math library functions (<math.h>) whose use means linking with ``-lm``.
 _LIBM = re.compile(r"\b(?:sqrt|exp|expm1|exp2|log|log2|log10|log1p|pow|sin|cos|tan|asin|acos|atan|"
                    r"atan2|sinh|cosh|tanh|asinh|acosh|atanh|erf|erfc|tgamma|lgamma|cbrt|hypot|fmod|"
                    r"remainder|floor|ceil|trunc|round|rint|nearbyint|fma|fmin|fmax|copysign|"
                    r"frexp|ldexp|modf|nextafter|fabs)f?\s*\(")
-
-
-def c_type_bytes(name: str) -> int:
-    """Bytes of a C type the generated code uses (``float``, ``int64_t``, pointers: 8)."""
-    name = name.replace("const", "").strip()
-    if name.endswith("*"):
-        return 8
-    return C_TYPE_BYTES.get(name, 8)
 
 
 def emitc_locals_bytes(f: Operation) -> int:

@@ -1,36 +1,14 @@
-"""Queries on emitc ops shared by the kernel lowering and the emitc loop passes."""
+"""Queries on emitc ops shared by the kernel lowering and the emitc loop passes: the
+functions of a module here; the analyses of values and loops live in
+:mod:`ireec.emitc.analysis` (re-exported for the passes that import them from here)."""
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import List, Optional
 
-from ...ir.core import Operation, Value
+from ...emitc.analysis import constant_value, defined_inside, runs_at_least_once
+from ...ir.core import Operation
 
-
-def defined_inside(op: Operation) -> Set[Value]:
-    """Every value defined in ``op``'s regions (block arguments and op results, nested
-    regions included)."""
-    out: Set[Value] = set()
-    for r in op.regions:
-        for blk in r.blocks:
-            out.update(blk.args)
-            for o in blk.ops:
-                out.update(o.results)
-                out |= defined_inside(o)
-    return out
-
-
-def constant_value(v: Value) -> Optional[int]:
-    """The value of ``v`` when an ``emitc.constant`` defines it, else None."""
-    o = v.owner
-    if isinstance(o, Operation) and o.name == "emitc.constant":
-        return o.attributes["value"].value
-    return None
-
-
-def runs_at_least_once(loop: Operation) -> bool:
-    """Whether an ``emitc.for`` has constant bounds with ``lb < ub``."""
-    lb, ub = (constant_value(x) for x in loop.operands[:2])
-    return lb is not None and ub is not None and lb < ub
+__all__ = ["constant_value", "defined_inside", "emitc_funcs", "runs_at_least_once"]
 
 
 def emitc_funcs(module: Operation, kind: Optional[str] = None) -> List[Operation]:
@@ -38,4 +16,3 @@ def emitc_funcs(module: Operation, kind: Optional[str] = None) -> List[Operation
     ``kind`` when given: ``"kernel"`` for workgroup functions)."""
     return [op for op in module.body.ops if op.name == "emitc.func"
             and (kind is None or op.attributes["kind"].value == kind)]
-
