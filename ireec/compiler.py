@@ -20,6 +20,7 @@ from .ir.printer import print_module
 from .ir.verifier import verify
 from .passes.pass_base import PassContext, located_internal_errors
 from .passes.pipeline import PHASES, passes_for
+from .targets import Target, get_target
 
 
 @dataclass
@@ -64,7 +65,8 @@ def gc_paused_for_compilation():
 
 
 @gc_paused_for_compilation()
-def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *, target: str = "c",
+def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *,
+                   target: Union[str, Target] = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
@@ -91,15 +93,15 @@ def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *,
 
 
 @gc_paused_for_compilation()
-def compile_module(module, filename: str = "<input>", *, target: str = "c",
+def compile_module(module, filename: str = "<input>", *, target: Union[str, Target] = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
                    compile_from: Optional[str] = None,
                    options: Optional[Dict[str, object]] = None) -> CompileOutput:
-    """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source."""
-    from .targets import get_target
-
+    """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source.
+    ``target``: a target name (or IREE backend spelling) or a configured Target object,
+    resolved here and handed to the passes and the emitter through the PassContext."""
     if compile_to not in PHASES:
         raise CompileError(f"unknown phase '{compile_to}' (phases: {', '.join(PHASES)})")
     tgt = get_target(target)

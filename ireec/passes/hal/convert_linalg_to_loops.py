@@ -610,7 +610,7 @@ class ConvertLinalgToLoopsPass(Pass):
     name = "convert-linalg-to-loops"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        budget = ctx.options.get("max_stack_bytes")
+        budget = ctx.max_stack_bytes
         _pack_limit[0] = PACK_BYTES if budget is None else min(PACK_BYTES, int(budget) // 2)
         kernels = [k for exe in module.body.ops if exe.name == "hal.executable"
                    for k in exe.walk() if k.name == "func.func"]
