@@ -20,6 +20,7 @@ from ..ir.printer import print_module
 from ..ir.verifier import verify
 from ..passes.pass_base import Pass, PassContext, located_internal_errors
 from ..passes.registry import pass_descriptions, parse_pass_pipeline
+from ..targets import get_target
 
 
 def list_passes() -> str:
@@ -61,7 +62,7 @@ def opt_file(path: str, pipeline: str, *, target: str = "c",
     module = parse_source(load_source(path), path)
     with located_internal_errors("verifier", module):
         verify(module)
-    ctx = PassContext(target=target, module_name=module_name or default_module_name(path),
+    ctx = PassContext(target=get_target(target), module_name=module_name or default_module_name(path),
                       source_name=os.path.basename(path))
     run_passes(module, passes, ctx)
     return print_module(module, generic=generic)
