@@ -28,7 +28,7 @@ from . import __version__
 
 PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
 # Phases whose printed IR `--compile-from` resumes from (ireec.compiler.RESUMABLE_PHASES).
-RESUMABLE_PHASES = PHASES[:-2]
+RESUMABLE_PHASES = PHASES[:-1]
 
 
 def _target_choices():
