@@ -164,7 +164,7 @@ def _write_reports(out, args, files=None, cflags=()) -> None:
     targets = getattr(args, "report", None) or []
     if not targets:
         return
-    rep = out.report.get("module_report")
+    rep = out.report.get("module_report") if out.files else None  # a report of generated C
     if rep is None:
         raise UserError("--report needs the C output (no report for --compile-to)")
     size_cc = shlex.split(getattr(args, "report_cc", None) or "")
