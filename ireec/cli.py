@@ -28,7 +28,7 @@ from . import __version__
 
 PHASES = ("input", "abi", "flow", "stream", "hal", "vm", "end")
 # Phases whose printed IR `--compile-from` resumes from (ireec.compiler.RESUMABLE_PHASES).
-RESUMABLE_PHASES = PHASES[:-2]
+RESUMABLE_PHASES = PHASES[:-1]
 
 
 def _target_choices():
@@ -164,7 +164,7 @@ def _write_reports(out, args, files=None, cflags=()) -> None:
     targets = getattr(args, "report", None) or []
     if not targets:
         return
-    rep = out.report.get("module_report")
+    rep = out.report.get("module_report") if out.files else None  # a report of generated C
     if rep is None:
         raise UserError("--report needs the C output (no report for --compile-to)")
     size_cc = shlex.split(getattr(args, "report_cc", None) or "")

@@ -20,6 +20,7 @@ from .ir.printer import print_module
 from .ir.verifier import verify
 from .passes.pass_base import PassContext, located_internal_errors
 from .passes.pipeline import PHASES, passes_for
+from .targets import Target, get_target
 
 
 @dataclass
@@ -64,7 +65,8 @@ def gc_paused_for_compilation():
 
 
 @gc_paused_for_compilation()
-def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *, target: str = "c",
+def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *,
+                   target: Union[str, Target] = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
@@ -76,7 +78,8 @@ def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *,
     The parsed module is always verified; ``verify_each`` verifies again after every pass
     (None: on when the environment variable ``IREEC_VERIFY_EACH`` is ``1``).
     ``compile_from`` (iree-compile's ``--compile-from``): the text is the IR printed after
-    that phase (input|abi|flow|stream|hal); the pipeline resumes with the next phase.
+    that phase (input|abi|flow|stream|hal|vm); the pipeline resumes with the next phase
+    (after vm: the target's emitter alone).
     ``options``: target options (PassContext.options: ``workspace``, ``max_*_bytes``,
     ``emit_line_directives``; see ireec/cli.py).
     Raises CompileError (file:line:col) for malformed, ill-typed or unsupported input.
@@ -91,15 +94,15 @@ def compile_source(text: Union[str, SourceBuffer], filename: str = "<input>", *,
 
 
 @gc_paused_for_compilation()
-def compile_module(module, filename: str = "<input>", *, target: str = "c",
+def compile_module(module, filename: str = "<input>", *, target: Union[str, Target] = "c",
                    module_name: Optional[str] = None, compile_to: str = "end",
                    dump_phases_to: Optional[str] = None, print_ir_after_all: bool = False,
                    ir_sink=None, verify_each: Optional[bool] = None,
                    compile_from: Optional[str] = None,
                    options: Optional[Dict[str, object]] = None) -> CompileOutput:
-    """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source."""
-    from .targets import get_target
-
+    """Run the pipeline on a parsed ``module`` (transformed in place); see compile_source.
+    ``target``: a target name (or IREE backend spelling) or a configured Target object,
+    resolved here and handed to the passes and the emitter through the PassContext."""
     if compile_to not in PHASES:
         raise CompileError(f"unknown phase '{compile_to}' (phases: {', '.join(PHASES)})")
     tgt = get_target(target)
@@ -155,9 +158,10 @@ def verify_after_pass(module, pass_name: str) -> None:
                                             f"verify (a compiler bug)"]) from None
 
 
-#: Phases whose printed IR holds all the pipeline needs to resume (``--compile-from``): the
-#: vm phase's emitc IR no longer carries the memory plan the C skeleton is rendered from.
-RESUMABLE_PHASES = PHASES[:-2]
+#: Phases whose printed IR holds all the pipeline needs to resume (``--compile-from``): every
+#: phase; after ``vm`` only the emitter runs, reading the memory plan (``stream.memory_plan``)
+#: and stack bounds (``ireec.stack_bytes``) the emitc functions carry.
+RESUMABLE_PHASES = PHASES[:-1]
 
 
 def resume_index(compile_from: Optional[str], compile_to: str, module, ctx: PassContext) -> int:
@@ -177,21 +181,29 @@ def resume_index(compile_from: Optional[str], compile_to: str, module, ctx: Pass
     from .dialects.func import func_name
 
     # What each phase leaves on every public function with a body: the ABI wrapper's mark,
-    # then the stream phase's memory plan. Without it the input is not that phase's IR.
-    marker = {"abi": "iree.abi.stub", "flow": "iree.abi.stub",
-              "stream": "stream.memory_plan", "hal": "stream.memory_plan"}.get(compile_from)
+    # then the stream phase's memory plan (on the host emitc.func after vm). Without it the
+    # input is not that phase's IR.
+    marker = {"abi": "iree.abi.stub", "flow": "iree.abi.stub", "stream": "stream.memory_plan",
+              "hal": "stream.memory_plan", "vm": "stream.memory_plan"}.get(compile_from)
     report = ctx.report.setdefault("functions", {})
     for f in module.body.ops:
-        if f.name != "func.func" or not (f.regions and f.regions[0].blocks):
+        if f.name not in ("func.func", "emitc.func") or not (f.regions and f.regions[0].blocks):
             continue
-        public = getattr(f.attributes.get("sym_visibility"), "value", "public") == "public"
-        if marker and public and marker not in f.attributes:
-            raise CompileError(f"function @{func_name(f)} is not IR printed after the "
+        if f.name == "emitc.func":  # after vm: the host functions carry the plan
+            if f.attributes["kind"].value != "host":
+                continue
+            name, public = f.attributes["mlir_name"].value, True
+        else:
+            name = func_name(f)
+            public = getattr(f.attributes.get("sym_visibility"), "value", "public") == "public"
+        other_form = (compile_from == "vm") != (f.name == "emitc.func")  # vm: emitc functions only
+        if marker and public and (marker not in f.attributes or other_form):
+            raise CompileError(f"function @{name} is not IR printed after the "
                                f"'{compile_from}' phase (it has no {marker}); --compile-from="
                                f"{compile_from} takes what --compile-to={compile_from} prints", f.loc)
         plan = f.attributes.get("stream.memory_plan")
         if isinstance(plan, DictAttr):
-            report[func_name(f)] = {k: getattr(a, "value", 0) for k, a in plan.value}
+            report[name] = {k: getattr(a, "value", 0) for k, a in plan.value}
     return first
 
 

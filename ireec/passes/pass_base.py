@@ -1,7 +1,9 @@
 """Pass infrastructure: a pass is a small class with a ``name`` and ``run(module, ctx)``.
 
 ``PassContext`` carries the options of one compilation (target, module name) and the
-report the passes fill in (arena sizes...). Passes register by name for the pipeline table.
+report the passes fill in (FLOP estimates, memory plan records). Passes register by name for
+the pipeline table. Passes see targets only through :mod:`ireec.targets.base` (the Target
+interface and its registry).
 """
 from __future__ import annotations
 
@@ -12,28 +14,42 @@ from typing import Callable, Dict, Iterator, List, Optional, Type
 
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError, Location
+from ..targets.base import Target, get_target
+
+
+def _default_target() -> Target:
+    return get_target("c")
 
 
 @dataclass
 class PassContext:
     """Options and results shared by the passes of one compilation.
 
-    ``target``: the :class:`ireec.targets.base.Target` object (a target name given here is
-    looked up in the registry; the object compares equal to its name, and ``.name`` is the
-    string). ``module_name``: C identifier prefix of the output.
-    ``report``: free-form facts passes record (e.g. ``arena_bytes`` per function).
+    ``target``: the :class:`ireec.targets.base.Target` object the compiler resolved (a
+    target name given here, as unit tests do, is looked up in the registry of
+    ``targets.base``; compare targets by ``.name`` or their capability attributes).
+    ``module_name``: C identifier prefix of the output.
+    ``options``: the target options of the command line (``workspace``, ``max_*_bytes``...);
+    ``report``: facts passes record for the compile report (memory plan records per
+    function, FLOP estimates per dispatch); what the C needs travels in the IR.
     """
 
-    target: str = "c"
+    target: Target = field(default_factory=_default_target)
     module_name: str = "module"
     source_name: str = "<input>"
     options: Dict[str, object] = field(default_factory=dict)
     report: Dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from ..targets import get_target  # the registry imports passes; import on use
+        if not isinstance(self.target, Target):
+            self.target = get_target(self.target)
 
-        self.target = get_target(self.target)
+    @property
+    def max_stack_bytes(self) -> Optional[int]:
+        """``--max-stack-bytes`` (bytes a call of a public function may take on the stack), or
+        None when there is no budget."""
+        limit = self.options.get("max_stack_bytes")
+        return None if limit is None else int(limit)
 
 
 class Pass(abc.ABC):

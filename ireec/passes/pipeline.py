@@ -51,7 +51,9 @@ from .input.stablehlo_canonicalize_dynamism import StableHloCanonicalizeDynamism
 from .input.stablehlo_refine_shapes import StableHloRefineShapesPass
 from .pass_base import Pass
 from .stream.schedule_allocation import ScheduleAllocationPass
+from .vm.check_memory_budgets import CheckMemoryBudgetsPass
 from .vm.convert_to_emitc import ConvertToEmitCPass
+from .vm.form_openmp_host_regions import FormOpenMPHostRegionsPass
 from .vm.gpu_distribute import GPUDistributePass
 from .vm.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 from .vm.mark_independent_loops import MarkIndependentLoopsPass
@@ -119,6 +121,8 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("vm", ReassociateFpReductionsPass, "CPU targets: float reduction loops accumulate in a scalar under IREEC_SIMD_REDUCTION (omp simd), so the compiler may vectorize them with partial sums per lane"),
     ("vm", GPUDistributePass, "the target maps each workgroup onto its threads (GPU: block-stride loops) and sets the kernels' C specifiers"),
     ("vm", RemoveDeadValuesPass, "unused locals and write-only variables are erased, so the printed C has none"),
+    ("vm", CheckMemoryBudgetsPass, "every call's stack bound goes on the IR and the workspace, stack and constant budgets are checked, once the locals are final"),
+    ("vm", FormOpenMPHostRegionsPass, "openmp: a straight-line host function runs its dispatches in one parallel region (work-shared launches, barriers where byte ranges conflict)"),
 ]
 
 

@@ -14,7 +14,8 @@ the host program reaches it), reduced to what a C-emitting compiler needs:
   folder :attr:`Target.templates` of :meth:`Target.template_root` (``ireec/templates``);
 - kernels: the qualifiers of a workgroup function (:meth:`Target.kernel_specifiers`) and the
   spelling of its workgroup id parameters (:meth:`Target.workgroup_id_params`);
-- launches: the lines before a dispatch's workgroup loop nest (:meth:`Target.launch_prologue`);
+- launches: the lines before a dispatch's workgroup loop nest (:meth:`Target.launch_prologue`)
+  and the variant of a launch run inside a host parallel region (:meth:`Target.workshare_launch`);
 - lowering configs: GPU targets (:attr:`Target.is_gpu`) choose a per-dispatch GPU config
   (:meth:`Target.gpu_kernel_config`: kind, tile sizes, workgroup size, micro-kernel) and the
   launch grid (:meth:`Target.grid_for`);
@@ -27,8 +28,10 @@ the host program reaches it), reduced to what a C-emitting compiler needs:
   (:meth:`Target.host_extra_params`, :meth:`Target.host_copy`, :meth:`Target.host_read`,
   :meth:`Target.host_write`, :meth:`Target.constants_base`, :meth:`Target.launch_extra_args`).
 
-A target object compares equal to its name (``ctx.target == "c"``) so code that reads the
-target as a string keeps working; :attr:`Target.name` is the string itself.
+The registry of targets lives here too (:func:`register_target`, :func:`get_target`...;
+``ireec.targets`` re-exports it), so passes resolve and type targets through this module
+alone. A target is compared by its :attr:`Target.name` (or its capability attributes), never
+with a string: two target objects are equal when they are of the same class.
 """
 from __future__ import annotations
 
@@ -37,7 +40,9 @@ import importlib.resources
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Type
+
+from ..ir.diagnostics import CompileError
 
 
 @dataclass(frozen=True)
@@ -133,8 +138,6 @@ class Target(abc.ABC):
 
     # ------------------------------------------------------------------ identity
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            return other == self.name
         return isinstance(other, Target) and other.name == self.name and type(other) is type(self)
 
     def __hash__(self) -> int:
@@ -200,6 +203,14 @@ class Target(abc.ABC):
         first) of a dispatch; none for a plain serial loop nest."""
         return []
 
+    def workshare_launch(self, launch: str, grid: Sequence[Tuple[str, int]]) -> Optional[dict]:
+        """The variant of launch function ``launch`` (workgroup loops ``grid``, see
+        :meth:`launch_prologue`) that runs inside a host function's parallel region
+        (``ireec-form-openmp-host-regions``): ``{"name", "prologue", "primary"}`` (its C
+        name, the lines before its loops, whether it runs on the region's primary thread
+        alone), or None when the target has none (every target but ``openmp``)."""
+        return None
+
     def gpu_kernel_config(self, kind: str, extents: Sequence[int], tiles: Sequence[int], *,
                           matmul: Optional[dict] = None, root_dims: Sequence[int] = (),
                           inner_reduction: int = 0) -> Optional[GPUKernelConfig]:
@@ -246,3 +257,51 @@ class Target(abc.ABC):
     def globals_base(self, module_name: str) -> str:
         """C expression of the module state's base (``uint8_t *``)."""
         return f"{module_name}_global_state"
+
+
+# ---------------------------------------------------------------------------- registry
+_REGISTRY: Dict[str, Type[Target]] = {}
+
+
+def register_target(cls: Type[Target]) -> Type[Target]:
+    """Add target class ``cls`` under ``cls.name`` (replacing one of the same name); returns
+    ``cls``. Raises ValueError for a class without a name."""
+    if not getattr(cls, "name", ""):
+        raise ValueError(f"target class {cls.__name__} has no name")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def unregister_target(name: str) -> None:
+    """Remove the target registered as ``name`` (no error when there is none)."""
+    _REGISTRY.pop(name, None)
+
+
+def target_names() -> List[str]:
+    """Names of the registered targets, in registration order (``c``, ``openmp``, ``cuda``...)."""
+    return list(_REGISTRY)
+
+
+def iree_backends() -> Dict[str, str]:
+    """{``--iree-hal-target-backends`` spelling: target name} of the registered targets."""
+    return {b: cls.name for cls in _REGISTRY.values() for b in cls.iree_backends}
+
+
+def target_choices() -> List[str]:
+    """Every spelling ``--target`` accepts: the target names, then IREE backend spellings
+    that are not also target names."""
+    names = target_names()
+    return names + [b for b in iree_backends() if b not in names]
+
+
+def get_target(name) -> Target:
+    """A new target object for ``name`` (a target name or an IREE backend spelling; a Target
+    object is returned as it is). CompileError for an unknown name."""
+    if isinstance(name, Target):
+        return name
+    cls = _REGISTRY.get(name)
+    if cls is None and name in iree_backends():
+        cls = _REGISTRY[iree_backends()[name]]
+    if cls is None:
+        raise CompileError(f"unknown target '{name}' (known: {', '.join(target_names())})")
+    return cls()

@@ -9,22 +9,27 @@ from __future__ import annotations
 
 import importlib.resources
 import re
-from typing import Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 import jinja2
 
 from ..emitc.c_printer import print_function
 from ..emitc.ctypes import storage_ctype
+from ..emitc.entry_abi import dynamic_dims_of
+from ..emitc.openmp import OMP_PRIMARY, omp_pragma
+from ..emitc.runtime_headers import needs_libm, runtime_header
+from ..emitc.stack import FRAME_BYTES
 from ..ir import types as T
 from ..ir.attributes import ArrayAttr, StringAttr
 from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
-from ..passes.input.map_dynamic_dims import dynamic_dims_of
-from ..passes.pass_base import PassContext
-from ..tools import report as reporting
-from .base import Target
-from . import constants as pool_output
-from . import register_target
+from .base import Target, register_target
+from .constants import constants_mode, hex_rows, pool_files, template_fields
+
+if TYPE_CHECKING:
+    from ..passes.pass_base import PassContext
+
+__all__ = ["CTarget", "OpenMPTarget", "element_type_code", "runtime_header", "common_macro"]
 
 # iree_hal_element_type_t numerical types (iree/hal/buffer_view.h): value = (type << 24) | bits.
 _NUMERICAL = {"int": 0x10, "sint": 0x11, "uint": 0x12, "bool": 0x13, "float": 0x21, "bfloat": 0x22, "complex": 0x23}
@@ -54,12 +59,6 @@ def _env(root=None) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text()),
                               undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                               trim_blocks=False, lstrip_blocks=False, autoescape=False)
-
-
-def runtime_header(name: str = "ireec_runtime.h") -> str:
-    """Text of ``runtime_c/<name>``: ``ireec_runtime.h`` is copied next to every generated
-    module, ``ireec_ukernel.h`` next to those whose kernels call a micro-kernel."""
-    return importlib.resources.files("ireec.runtime_c").joinpath(name).read_text()
 
 
 def _tensor_info(name: str, t: T.TensorType) -> dict:
@@ -98,20 +97,22 @@ def common_macro(module_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "_", module_name).upper()
 
 
+class _StaticView:
+    """A read-only view of host ``emitc.func`` ``f`` for the C printer, named ``c_name`` and
+    ``static``: the attributes the printer reads (a copy, two replaced) and ``f``'s body (not
+    copied, not changed)."""
+
+    def __init__(self, f: Operation, c_name: str):
+        self.attributes = {**f.attributes, "sym_name": StringAttr(c_name),
+                           "specifiers": ArrayAttr((StringAttr("static"),))}
+        self.body = f.body
+
+
 def _print_as_static(f: Operation, c_name: str) -> str:
     """The C text of host function ``f`` as ``static ireec_status_t <c_name>(...)``: the
-    body the public entry (templates/c/module.c.j2) calls once its arguments are checked."""
-    saved = {k: f.attributes.get(k) for k in ("sym_name", "specifiers")}
-    f.attributes["sym_name"] = StringAttr(c_name)
-    f.attributes["specifiers"] = ArrayAttr((StringAttr("static"),))
-    try:
-        return print_function(f)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                del f.attributes[k]
-            else:
-                f.attributes[k] = v
+    body the public entry (templates/c/module.c.j2) calls once its arguments are checked.
+    A pure function of the IR: ``f`` keeps its name and specifiers."""
+    return print_function(_StaticView(f, c_name))
 
 
 def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int, macro: str) -> List[str]:
@@ -128,7 +129,7 @@ def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int,
 def _dynamic_entry(fn: dict, dd: dict) -> None:
     """Turn the entry of function ``fn`` (a template dict) into the loop over its dynamic
     dimensions that ``map-dynamic-dims`` (ireec/passes/input/map_dynamic_dims.py) set up:
-    ``dd`` is its ``ireec.dynamic_dims`` (see ``dynamic_dims_of``).
+    ``dd`` is its ``ireec.dynamic_dims`` (see ``ireec.emitc.entry_abi.dynamic_dims_of``).
 
     The public entry takes every dynamic argument dimension as an ``int64_t`` right after
     its tensor and, per result with dynamic dimensions, an ``int64_t *result<j>_shape`` it
@@ -137,20 +138,37 @@ def _dynamic_entry(fn: dict, dd: dict) -> None:
     program once per point of the symbols' iteration space (nested loops in symbol order;
     a zero extent calls nothing), each tensor's pointer offset by its linearised index over
     its own symbols times its slice's element count."""
-    nargs, nres = len(fn["args"]), len(fn["results"])
     arg_dims = dd["arg_dims"]
     rep: Dict[int, int] = {}  # symbol -> index in arg_dims of the dimension giving it
     for k, (_i, _d, s) in enumerate(arg_dims):
         rep.setdefault(s, k)
     dim_name = [f"input{i}_dim{d}" for i, d, _s in arg_dims]
-    sym_val = [f"s{s}" for s in range(len(dd["symbols"]))]
-    tensor_syms = dd["args"] + dd["results"]
-    for t, syms in zip(fn["args"] + fn["results"], tensor_syms):
+    _mark_dynamic_tensors(fn, dd, rep)
+    params, names, call_args, checks = _dynamic_params(fn, arg_dims, dim_name, rep)
+    checks = [f"{n} < 0" for n in dim_name] + [
+        f"{dim_name[k]} != {dim_name[rep[s]]}" for k, (_a, _d, s) in enumerate(arg_dims) if rep[s] != k] + [
+        f"!({dim_name[rep[s]]} {op} {c})" for s, op, c in dd["checks"]] + checks + [
+        c for c in fn["checks"] if "workspace" in c]
+    lines = _dynamic_entry_lines(fn, len(dd["symbols"]), dim_name, rep)
+    for t in fn["args"] + fn["results"]:
+        if t["symbols"]:
+            t["bytes_c"] = " * ".join([f"(size_t){dim_name[rep[s]]}" for s in t["symbols"]] + [str(t["byte_size"])])
+    fn.update({"params": params, "param_names": names, "checks": checks,
+               "call_args": call_args, "entry_lines": lines, "num_dims": len(arg_dims),
+               "dim_params": [f"int64_t {n}" for n in dim_name], "dim_names": dim_name})
+
+
+def _mark_dynamic_tensors(fn: dict, dd: dict, rep: Dict[int, int]) -> None:
+    """Per tensor of ``fn``: its ``symbols`` (the dynamic dims of its leading dimensions),
+    its shape and type with those dimensions dynamic, and ``dynamic_dims`` (per dimension,
+    the index in ``arg_dims`` of the entry parameter giving its extent, -1 for a static one;
+    None for a static tensor)."""
+    for t, syms in zip(fn["args"] + fn["results"], dd["args"] + dd["results"]):
         t["symbols"] = syms
         if syms:
             t["shape"] = [-1] * len(syms) + t["shape"][len(syms):]
             t["type"] = "tensor<" + "".join(("?" if x < 0 else str(x)) + "x" for x in t["shape"]) + t["type_name"] + ">"
-    index = {(a, d): k for k, (a, d, _s) in enumerate(arg_dims)}
+    index = {(a, d): k for k, (a, d, _s) in enumerate(dd["arg_dims"])}
     for i, t in enumerate(fn["args"]):
         t["dynamic_dims"] = [index.get((i, d), -1) for d in range(t["rank"])]
     for t in fn["results"]:
@@ -158,6 +176,13 @@ def _dynamic_entry(fn: dict, dd: dict) -> None:
     for t in fn["args"] + fn["results"]:
         if not t["symbols"]:
             t["dynamic_dims"] = None
+
+
+def _dynamic_params(fn: dict, arg_dims, dim_name: List[str], rep: Dict[int, int]):
+    """(parameters, parameter names, arguments of the call from the IREE-style entry, NULL
+    checks of the tensors) of the public entry of dynamic function ``fn``: each argument's
+    extents follow it, each dynamic result's shape array follows it."""
+    nargs, nres = len(fn["args"]), len(fn["results"])
     params, names = fn["params"], fn["param_names"]
     new_params: List[str] = []
     new_names: List[str] = []
@@ -190,31 +215,34 @@ def _dynamic_entry(fn: dict, dd: dict) -> None:
     new_params += params[nargs + nres:]
     new_names += names[nargs + nres:]
     call_args += fn["call_args"][nargs + nres:]
-    checks = [f"{n} < 0" for n in dim_name] + [
-        f"{dim_name[k]} != {dim_name[rep[s]]}" for k, (_a, _d, s) in enumerate(arg_dims) if rep[s] != k] + [
-        f"!({dim_name[rep[s]]} {op} {c})" for s, op, c in dd["checks"]] + checks + [
-        c for c in fn["checks"] if "workspace" in c]
+    return new_params, new_names, call_args, checks
+
+
+def _dynamic_entry_lines(fn: dict, nsym: int, dim_name: List[str], rep: Dict[int, int]) -> List[str]:
+    """The C lines of the dynamic entry's body after its checks: the symbols' values, the
+    result shapes it fills, and the loop nest calling ``<c_name>_impl`` once per slice."""
+    nargs, nres = len(fn["args"]), len(fn["results"])
+    names = fn["param_names"]
+    sym_val = [f"s{s}" for s in range(nsym)]
     lines = [f"const int64_t {sym_val[s]} = {dim_name[k]};" for s, k in sorted(rep.items())]
     for j, t in enumerate(fn["results"]):
         if t["symbols"]:
             sizes = [sym_val[s] for s in t["symbols"]] + [str(x) for x in t["shape"][len(t["symbols"]):]]
             fill = " ".join(f"result{j}_shape[{d}] = {x};" for d, x in enumerate(sizes))
             lines.append(f"if (result{j}_shape != NULL) {{ {fill} }}")
-    nsym = len(dd["symbols"])
     for s in range(nsym):
         lines.append("  " * s + f"for (int64_t i{s} = 0; i{s} < {sym_val[s]}; ++i{s}) {{")
     impl: List[str] = []
     for k, t in enumerate(fn["args"] + fn["results"]):
-        name = names[k]
         syms = t["symbols"]
         if not syms:
-            impl.append(name)
+            impl.append(names[k])
             continue
         index = f"i{syms[0]}"
         for s in syms[1:]:
             index = f"({index}) * {sym_val[s]} + i{s}"
         scale = f" * {t['element_count']}" if t["element_count"] != 1 else ""
-        impl.append(f"{name} + ({index}){scale}")
+        impl.append(f"{names[k]} + ({index}){scale}")
     impl += fn["impl_args"][nargs + nres:]
     ind = "  " * nsym
     lines.append(ind + f"ireec_status_t status = {fn['c_name']}_impl({', '.join(impl)});")
@@ -223,12 +251,7 @@ def _dynamic_entry(fn: dict, dd: dict) -> None:
     lines.append(ind + "}")
     for s in reversed(range(nsym)):
         lines.append("  " * s + "}")
-    for t, syms in zip(fn["args"] + fn["results"], tensor_syms):
-        if syms:
-            t["bytes_c"] = " * ".join([f"(size_t){dim_name[rep[s]]}" for s in syms] + [str(t["byte_size"])])
-    fn.update({"params": new_params, "param_names": new_names, "checks": checks,
-               "call_args": call_args, "entry_lines": lines, "num_dims": len(arg_dims),
-               "dim_params": [f"int64_t {n}" for n in dim_name], "dim_names": dim_name})
+    return lines
 
 
 class CTarget(Target):
@@ -285,16 +308,6 @@ class CTarget(Target):
             flags.append("-DIREEC_NO_TARGET_CLONES")  # the CPU is known: one copy of each kernel
         return flags
 
-    def workshare_launch(self, launch: str, grid) -> Optional[dict]:
-        """The launch variant that runs inside a host function's parallel region (see
-        :meth:`host_function`): ``{"name", "prologue"}``, or None when the target has none."""
-        return None
-
-    def host_function(self, f: Operation, kernels: List[dict]) -> Operation:
-        """The host ``emitc.func`` to print for ``f`` (``kernels``: the kernels' template
-        fields); ``f`` itself on a serial target."""
-        return f
-
     def kernel_preamble(self) -> List[str]:
         """Lines the kernels file has after its includes (macros a target adds)."""
         return []
@@ -309,93 +322,39 @@ class CTarget(Target):
         adds its own values here (templates never test the target's name)."""
         return common
 
-    def render(self, module: Operation, ctx: PassContext) -> Dict[str, Union[str, bytes]]:
+    def render(self, module: Operation, ctx: "PassContext") -> Dict[str, Union[str, bytes]]:
         """File name → text of every generated source (deterministic), and → bytes of the
         constant pool's ``<m>_constants.bin`` when ``--constants`` (ctx.options
-        ``constants``; ireec/targets/constants.py) writes it as a blob."""
+        ``constants``; ireec/targets/constants.py) writes it as a blob. Reads the module
+        alone (the emitc IR after the vm phase: each function's arena in
+        ``stream.memory_plan``, its stack bound in ``ireec.stack_bytes``) and changes
+        nothing; records in ``ctx.report``'s module report the libraries the C needs."""
         env = _env(self.template_root())
         mod = ctx.module_name
         static = ctx.options.get("workspace", "argument") == "static"
         lines = bool(ctx.options.get("emit_line_directives"))
-        kernels: List[dict] = []
-        functions: List[dict] = []
-        report = ctx.report.get("functions", {})
-        for f in module.body.ops:
-            if f.name != "emitc.func":
-                continue
-            if f.attributes["kind"].value == "kernel":
-                params = [p.value for p in f.attributes["params"].value]
-                nb = len(f.attributes["bindings"].value)
-                launch = f"{mod}_{f.attributes['launch'].value}"
-                names = [p.value for p in f.attributes["param_names"].value]
-                k = self.kernel_info(f, launch, params[:nb], names[:nb])
-                k["launch_prologue"] = self.launch_prologue(k["grid"])
-                k["workshare"] = self.workshare_launch(launch, k["grid"])
-                k["line"] = _line_directive(f.loc) if lines else ""
-                k["line_back"] = _LINE_BACK if k["line"] else ""
-                kernels.append(k)
-            else:
-                sig: T.FunctionType = f.attributes["function_type"].value
-                name = f.attributes["mlir_name"].value
-                args = [_tensor_info(f"input{i}", t) for i, t in enumerate(sig.inputs)]
-                results = [_tensor_info(f"output{j}", t) for j, t in enumerate(sig.results)]
-                params = [p.value for p in f.attributes["params"].value]
-                ptype = [p.value.strip() for p in f.attributes["param_types"].value]
-                pname = [p.value for p in f.attributes["param_names"].value]
-                call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
-                call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
-                c_name = f.attributes["sym_name"].value
-                arena = report.get(name, {}).get("arena_bytes", 0)
-                # --workspace=static: the arena is the module's static array; callers pass none.
-                workspace_size = 0 if static else arena
-                impl_args = list(pname)
-                if static:
-                    params, pname = params[:-1], pname[:-1]
-                    impl_args[-1] = f"{mod}_workspace" if arena else "NULL"
-                else:
-                    call_args.append("workspace")
-                functions.append({
-                    "mlir_name": name, "c_name": c_name, "params": params, "param_names": pname,
-                    "param_types": ptype,
-                    "impl_args": impl_args, "MACRO": common_macro(c_name), "arena": arena,
-                    "op": f, "args": args, "results": results,
-                    "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
-                    "checks": _argument_checks(pname, args + results, workspace_size, common_macro(mod)),
-                    "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
-                    "num_dims": 0, "entry_lines": None, "loc": f.loc,
-                })
-                for t in args + results:
-                    t["dynamic_dims"] = None
-                    t["bytes_c"] = str(t["byte_size"])
-                if "ireec.dynamic_dims" in f.attributes:
-                    _dynamic_entry(functions[-1], dynamic_dims_of(f))
-                    fn = functions[-1]
-                    fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
-        for fn in functions:  # after every kernel: a host function may run them in one region
-            fn["body"] = _print_as_static(self.host_function(fn.pop("op"), kernels), fn["c_name"] + "_impl")
+        funcs = [f for f in module.body.ops if f.name == "emitc.func"]
+        kernels = [self.kernel_fields(f, mod, lines) for f in funcs if f.attributes["kind"].value == "kernel"]
+        functions = [self.function_fields(f, mod, static) for f in funcs if f.attributes["kind"].value != "kernel"]
+        for fn in functions:
+            fn["body"] = _print_as_static(fn.pop("op"), fn["c_name"] + "_impl")
         pool = memoryview(getattr(module, "resources", {}).get("__ireec_constant_pool", b""))[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
-        mode = pool_output.constants_mode(ctx.options.get("constants"), len(pool),
-                                          binary_ok=self.binary_constants)
-
-        # Memory, stack and work per function (ireec/tools/report.py); budgets are errors.
+        mode = constants_mode(ctx.options.get("constants"), len(pool), binary_ok=self.binary_constants)
         code = {"bodies.c": "\n".join([k["body"] for k in kernels] + [fn["body"] for fn in functions])}
-        rep = reporting.module_report(module, ctx, code)
-        ctx.report["module_report"] = rep
-        reporting.check_budgets(rep, ctx.options)
-        for fn in functions:
-            fn["stack_bytes"] = rep["functions"].get(fn["mlir_name"], {}).get("stack_bytes", 0)
-
-        guard = common_macro(mod) + "_H_"
+        libraries = ["m"] if needs_libm(code) else []
+        if "module_report" in ctx.report:
+            ctx.report["module_report"]["libraries"] = libraries
         arena = max([fn["arena"] for fn in functions] + [0])
         common = {"module": mod, "MODULE": common_macro(mod), "source": ctx.source_name,
-                  "guard": guard, "target": self.name, "kernels": kernels, "functions": functions,
+                  "guard": common_macro(mod) + "_H_", "target": self.name, "kernels": kernels,
+                  "functions": functions,
                   "workspace_size": max([fn["workspace_size"] for fn in functions] + [0]),
                   "static_workspace": static, "static_workspace_size": arena if static else 0,
-                  "stack_size": rep["stack_bytes"], "libraries": rep["libraries"],
-                  "frame_bytes": reporting.FRAME_BYTES,
-                  **pool_output.template_fields(mode, pool),
-                  "global_state_size": len(state), "global_state_text": pool_output.hex_rows(state),
+                  "stack_size": max([fn["stack_bytes"] for fn in functions] + [0]),
+                  "libraries": libraries, "frame_bytes": FRAME_BYTES,
+                  **template_fields(mode, pool),
+                  "global_state_size": len(state), "global_state_text": hex_rows(state),
                   "preamble": self.kernel_preamble(),
                   "ukernels": any("ireec_uk_" in k["body"] for k in kernels)}
         common = self.context(common)
@@ -406,12 +365,67 @@ class CTarget(Target):
         for template, file_name in names.items():
             text = env.get_template(f"{self.templates}/{template}").render(common)
             files[file_name] = _resolve_line_markers(text, file_name)
-        files.update(pool_output.pool_files(mode, mod, pool))
+        files.update(pool_files(mode, mod, pool))
         files["ireec_runtime.h"] = runtime_header()
         if common.get("ukernels"):
             files["ireec_ukernel.h"] = runtime_header("ireec_ukernel.h")
         return files
 
+    def kernel_fields(self, f: Operation, mod: str, lines: bool) -> dict:
+        """Template fields of kernel ``emitc.func`` ``f`` of module ``mod``
+        (:meth:`kernel_info`, the target's launch prologue and work-shared variant, and the
+        ``#line`` directives when ``lines``)."""
+        params = [p.value for p in f.attributes["params"].value]
+        nb = len(f.attributes["bindings"].value)
+        launch = f"{mod}_{f.attributes['launch'].value}"
+        names = [p.value for p in f.attributes["param_names"].value]
+        k = self.kernel_info(f, launch, params[:nb], names[:nb])
+        k["launch_prologue"] = self.launch_prologue(k["grid"])
+        k["workshare"] = self.workshare_launch(launch, k["grid"])
+        k["line"] = _line_directive(f.loc) if lines else ""
+        k["line_back"] = _LINE_BACK if k["line"] else ""
+        return k
+
+    def function_fields(self, f: Operation, mod: str, static: bool) -> dict:
+        """Template fields of host ``emitc.func`` ``f`` of module ``mod``: its public entry's
+        parameters, argument checks and call of ``<c_name>_impl`` (``op``: ``f``, printed
+        once every field is known), its arena (``stream.memory_plan``; ``static``: the
+        module's static workspace, callers pass none) and stack bound
+        (``ireec.stack_bytes``); a dynamic function's entry loops over its slices."""
+        sig: T.FunctionType = f.attributes["function_type"].value
+        args = [_tensor_info(f"input{i}", t) for i, t in enumerate(sig.inputs)]
+        results = [_tensor_info(f"output{j}", t) for j, t in enumerate(sig.results)]
+        params = [p.value for p in f.attributes["params"].value]
+        ptype = [p.value.strip() for p in f.attributes["param_types"].value]
+        pname = [p.value for p in f.attributes["param_names"].value]
+        call_args = [f"({ptype[i]})args[{i}]" for i in range(len(args))]
+        call_args += [f"({ptype[len(args) + j]})results[{j}]" for j in range(len(results))]
+        c_name = f.attributes["sym_name"].value
+        plan = f.attributes.get("stream.memory_plan")
+        arena = int(plan.as_dict()["arena_bytes"].value) if plan is not None else 0
+        workspace_size = 0 if static else arena
+        impl_args = list(pname)
+        if static:
+            params, pname = params[:-1], pname[:-1]
+            impl_args[-1] = f"{mod}_workspace" if arena else "NULL"
+        else:
+            call_args.append("workspace")
+        stack = f.attributes.get("ireec.stack_bytes")
+        fn = {"mlir_name": f.attributes["mlir_name"].value, "c_name": c_name, "params": params,
+              "param_names": pname, "param_types": ptype, "impl_args": impl_args,
+              "MACRO": common_macro(c_name), "arena": arena, "op": f, "args": args, "results": results,
+              "tensors": args + results, "call_args": call_args, "workspace_size": workspace_size,
+              "checks": _argument_checks(pname, args + results, workspace_size, common_macro(mod)),
+              "signature": "(" + ", ".join(str(t) for t in sig.inputs) + ") -> (" + ", ".join(str(t) for t in sig.results) + ")",
+              "num_dims": 0, "entry_lines": None, "loc": f.loc,
+              "stack_bytes": int(stack.value) if stack is not None else 0}
+        for t in args + results:
+            t["dynamic_dims"] = None
+            t["bytes_c"] = str(t["byte_size"])
+        if "ireec.dynamic_dims" in f.attributes:
+            _dynamic_entry(fn, dynamic_dims_of(f))
+            fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
+        return fn
 
     @staticmethod
     def kernel_info(f: Operation, launch: str, binding_params: List[str],
@@ -436,76 +450,17 @@ class CTarget(Target):
                 "id_args": [axis if c > 1 else "0" for axis, c in zip("xyz", wg)]}
 
 
-#: A host statement that only marks a parameter used: ``(void)input0;``.
-_VOID_USE = re.compile(r"^\(void\)\w+;$")
-#: The host function's final ``return IREEC_STATUS_OK;`` (printed verbatim).
-_RETURN = re.compile(r"^return \w+;$")
-
-
-def _access_ranges(op: Operation) -> Optional[List[Tuple[str, int, int, bool]]]:
-    """(buffer, first byte, end byte, writes) of each range the host call ``op`` touches,
-    from its ``accesses`` attribute (passes/vm/host_to_emitc.py); None without one."""
-    acc = op.attributes.get("accesses")
-    if acc is None:
-        return None
-    ranges = []
-    for a in acc.value:
-        base, off, size, mode = a.value.rsplit("|", 3)
-        ranges.append((base, int(off), int(off) + int(size), mode != "ro"))
-    return ranges
-
-
-def _conflict(pending: List[Tuple[str, int, int, bool]], ranges: List[Tuple[str, int, int, bool]]) -> bool:
-    """Whether ``ranges`` overlap a range of ``pending`` in the same buffer with at least one
-    of the two writing (read after write, write after read or write after write)."""
-    return any(b == pb and s < pe and ps < e and (w or pw)
-               for b, s, e, w in ranges for pb, ps, pe, pw in pending)
-
-
-def _barriers(items: List[Tuple[List[Tuple[str, int, int, bool]], bool]]) -> List[bool]:
-    """Where a host region needs ``omp barrier``: for each call (its byte ranges, and
-    whether it runs on the primary thread alone rather than shared by all threads), whether
-    a barrier goes before it. A call waits for what earlier calls since the last barrier
-    touched (:func:`_conflict`), except that a primary-thread call never waits for earlier
-    primary-thread calls: the same thread ran them in program order."""
-    shared: List[Tuple[str, int, int, bool]] = []   # ranges of work-shared calls since the barrier
-    primary: List[Tuple[str, int, int, bool]] = []  # ranges of primary-thread calls since the barrier
-    out = []
-    for ranges, on_primary in items:
-        wait = _conflict(shared, ranges) or (not on_primary and _conflict(primary, ranges))
-        if wait:
-            shared, primary = [], []
-        out.append(wait)
-        (primary if on_primary else shared).extend(ranges)
-    return out
-
-
-def _omp(line: str) -> List[str]:
-    """``#pragma omp <line>`` guarded by ``#ifdef _OPENMP`` (serial builds ignore it warning-free)."""
-    return ["#ifdef _OPENMP", f"#pragma omp {line}", "#endif"]
-
-
-#: The next statement runs on the region's primary thread only, with no barrier: ``omp
-#: masked`` (OpenMP 5.1), ``omp master`` before it.
-_OMP_PRIMARY = ["#if defined(_OPENMP) && _OPENMP >= 202011", "#pragma omp masked",
-                "#elif defined(_OPENMP)", "#pragma omp master", "#endif"]
-
-
 class OpenMPTarget(CTarget):
     """Same kernels as ``c``, workgroups spread over threads.
 
-    A host function whose body is straight-line (dispatches and buffer copies, no host
-    scalars, branches or loops) with at least two dispatches of several workgroups (each of
-    which would fork and join on its own) opens one parallel region per
-    call (``#pragma omp parallel``) and runs each dispatch's workgroups as a work-shared loop
-    inside it (the ``<launch>_workshare`` variant: ``#pragma omp for schedule(static)
-    nowait``); a dispatch of a single workgroup and a buffer copy run on the primary thread
-    (``omp masked``, no barrier). A ``#pragma omp barrier`` goes before a call whose byte
-    ranges overlap a range an earlier call since the last barrier writes, or write one it
-    reads (the ranges of ``hal.command_buffer.dispatch``, kept on the call by
-    host_to_emitc), unless both run on the primary thread (:func:`_barriers`); the region's
-    end is the last barrier. One fork/join per call instead of one per dispatch, as IREE's task
-    executor keeps its workers across the dispatches of a command buffer.
+    Every launch function has a work-shared variant (:meth:`workshare_launch`,
+    ``<launch>_workshare``: ``#pragma omp for schedule(static) nowait``, or the primary
+    thread alone for a single workgroup); the pass ``ireec-form-openmp-host-regions``
+    (ireec/passes/vm/form_openmp_host_regions.py) makes a straight-line host function with
+    at least two dispatches of several workgroups run its calls in one ``#pragma omp
+    parallel`` region calling those variants, with barriers where byte ranges conflict: one
+    fork/join per call instead of one per dispatch, as IREE's task executor keeps its
+    workers across the dispatches of a command buffer.
 
     Other host functions call the plain launch functions, each its own ``#pragma omp
     parallel for`` (collapsed over the axes with more than one workgroup). Static schedules
@@ -526,70 +481,15 @@ class OpenMPTarget(CTarget):
         """``#pragma omp parallel for`` over the workgroup loops (collapsed when nested),
         guarded by ``#ifdef _OPENMP``."""
         collapse = f" collapse({len(grid)})" if len(grid) > 1 else ""
-        return _omp(f"parallel for schedule(static){collapse}")
+        return omp_pragma(f"parallel for schedule(static){collapse}")
 
     def workshare_launch(self, launch: str, grid) -> Optional[dict]:
         """``<launch>_workshare``: the workgroup loops as an orphaned ``omp for ... nowait``
         (a single workgroup on the primary thread: ``omp masked``), called inside a host
         region; ``primary`` says which."""
         collapse = f" collapse({len(grid)})" if len(grid) > 1 else ""
-        prologue = _omp(f"for schedule(static){collapse} nowait") if grid else _OMP_PRIMARY
+        prologue = omp_pragma(f"for schedule(static){collapse} nowait") if grid else OMP_PRIMARY
         return {"name": f"{launch}_workshare", "prologue": prologue, "primary": not grid}
-
-    def host_function(self, f: Operation, kernels: List[dict]) -> Operation:
-        """A copy of ``f`` running its calls in one parallel region (see the class), or
-        ``f`` itself when its body is not straight-line or has fewer than two dispatches of
-        several workgroups."""
-        workshare = {k["launch"]: k["workshare"]["name"] for k in kernels if k.get("workshare")}
-        blocks = f.regions[0].blocks
-        if len(blocks) != 1:
-            return f
-        prelude, items, ret = [], [], None
-        for op in blocks[0].ops:
-            if op.name == "emitc.verbatim" and _VOID_USE.match(op.attributes["value"].value) and not items:
-                prelude.append(op)
-            elif op.name == "emitc.call_opaque" and ret is None and _access_ranges(op) is not None:
-                items.append(op)
-            elif ret is None and (op.name == "emitc.return" or (
-                    op.name == "emitc.verbatim" and _RETURN.match(op.attributes["value"].value))):
-                ret = op
-            else:
-                return f
-        # The region replaces the fork/join of each dispatch of several workgroups; with
-        # fewer than two of them it saves none.
-        shared = {k["launch"] for k in kernels if k.get("workshare") and not k["workshare"]["primary"]}
-        if ret is None or sum(1 for op in items if op.attributes["callee"].value in shared) < 2:
-            return f
-        g = f.clone()
-        body = g.regions[0].blocks[0]
-        ops = list(body.ops)
-        n_pre = len(prelude)
-        new_prelude, new_items, new_ret = ops[:n_pre], ops[n_pre:n_pre + len(items)], ops[-1]
-
-        def verbatim(line: str) -> Operation:
-            return Operation("emitc.verbatim", attributes={"value": StringAttr(line)}, loc=f.loc)
-
-        out: List[Operation] = list(new_prelude)
-        out += [verbatim(x) for x in _omp("parallel")] + [verbatim("{")]
-        primary = {k["workshare"]["name"] for k in kernels if k.get("workshare") and k["workshare"]["primary"]}
-        plan = []
-        for op in new_items:
-            callee = op.attributes["callee"].value
-            if callee in workshare:
-                op.attributes["callee"] = StringAttr(workshare[callee])
-            plan.append((_access_ranges(op), callee not in workshare or workshare[callee] in primary))
-        for op, (_ranges, on_primary), wait in zip(new_items, plan, _barriers(plan)):
-            if wait:
-                out += [verbatim(x) for x in _omp("barrier")]
-            if on_primary and op.attributes["callee"].value not in primary:  # host work (a copy)
-                out += [verbatim(x) for x in _OMP_PRIMARY]
-            out.append(op)
-        out += [verbatim("}"), new_ret]
-        for op in ops:
-            op.detach()
-        for op in out:
-            body.append(op)
-        return g
 
 
 register_target(CTarget)

@@ -39,8 +39,7 @@ import subprocess
 from typing import Dict, List, Optional
 
 from ..ir.diagnostics import CompileError
-from . import register_target
-from .base import GPUKernelConfig
+from .base import GPUKernelConfig, register_target
 from .c import CTarget
 
 #: Largest grid extent per axis (CUDA: x up to 2**31 - 1, y and z up to 65535).

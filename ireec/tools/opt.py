@@ -29,6 +29,7 @@ from ..ir.printer import print_module
 from ..ir.verifier import verify
 from ..passes.pass_base import Pass, PassContext, located_internal_errors
 from ..passes.registry import pass_descriptions, parse_pass_pipeline
+from ..targets import get_target
 
 
 def list_passes() -> str:
@@ -174,7 +175,7 @@ def opt_file(path: str, pipeline: str, *, target: str = "c",
     passes = parse_pass_pipeline(pipeline)
 
     def context() -> PassContext:
-        return PassContext(target=target, module_name=module_name or default_module_name(path),
+        return PassContext(target=get_target(target), module_name=module_name or default_module_name(path),
                            source_name=os.path.basename(path))
 
     if not (split_input_file or verify_diagnostics):

@@ -261,10 +261,11 @@ def test_openmp_single_dispatch_keeps_its_own_parallel_loop():
 def test_openmp_region_barrier_placement():
     """The barrier rule alone: a call waits for earlier calls whose ranges it overlaps with
     a write on either side, except primary-thread calls after primary-thread calls."""
-    from ireec.targets.c import _barriers
+    from ireec.emitc.access import BufferAccessAttr
+    from ireec.passes.vm.form_openmp_host_regions import barriers as _barriers
 
-    w = lambda b, s, e: (b, s, e, True)  # noqa: E731
-    r = lambda b, s, e: (b, s, e, False)  # noqa: E731
+    w = lambda b, s, e: BufferAccessAttr(b, s, e - s, "wo")  # noqa: E731
+    r = lambda b, s, e: BufferAccessAttr(b, s, e - s, "ro")  # noqa: E731
     assert _barriers([([r("in", 0, 8), w("ws", 0, 8)], False),
                       ([r("in", 0, 8), w("ws", 8, 16)], False),   # disjoint writes, shared reads
                       ([r("ws", 0, 16), w("out", 0, 8)], False),  # reads both: waits

@@ -231,7 +231,7 @@ def test_compile_to_prints_ir(fake_compiler, mlir_file, capsys, tmp_path):
     rc, out, err = run(capsys, "compile", str(mlir_file), "--compile-to=flow")
     assert (rc, err) == (0, "")
     assert out == "// IR after flow\nmodule {\n}\n"
-    assert calls[-1]["compile_to"] == "flow" and calls[-1]["target"] == "c"
+    assert calls[-1]["compile_to"] == "flow" and calls[-1]["target"].name == "c"
     rc, out, _ = run(capsys, "compile", str(mlir_file), "--compile-to=hal", "-o",
                      str(tmp_path / "hal.mlir"))
     assert rc == 0 and out == ""
@@ -254,7 +254,7 @@ def test_compile_vm_c_writes_sources(fake_compiler, mlir_file, capsys, tmp_path)
     assert (out_dir / "fixture.c").read_text() == _sources()["fixture.c"]
     assert (out_dir / "fixture.h").is_file()
     assert (out_dir / "keep.txt").read_text() == "not ours"
-    assert calls[-1]["target"] == "c" and calls[-1]["module_name"] == "fixture"
+    assert calls[-1]["target"].name == "c" and calls[-1]["module_name"] == "fixture"
     assert calls[-1]["dump_phases_to"] == str(tmp_path / "phases")
     assert calls[-1]["print_ir_after_all"] is True
     assert "IR Dump After Fake" in err and out == ""
@@ -303,7 +303,7 @@ def test_build_then_run(fake_compiler, mlir_file, capsys, tmp_path):
     lib = tmp_path / "libmodel.so"
     rc, out, err = run(capsys, "build", str(mlir_file), "-o", str(lib), "--target=openmp")
     assert (rc, out, err) == (0, "", "")
-    assert calls[-1]["target"] == "openmp" and calls[-1]["compile_to"] == "end"
+    assert calls[-1]["target"].name == "openmp" and calls[-1]["compile_to"] == "end"
     rc, out, _ = run(capsys, "run-module", f"--module={lib}", "--function=abs", "--input=f32=-2")
     assert out == "EXEC @abs\nresult[0]: hal.buffer_view\nf32=2\n"
 

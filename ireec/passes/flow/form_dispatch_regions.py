@@ -464,7 +464,7 @@ class FormDispatchRegionsPass(Pass):
         for f in functions(module):
             for blk in blocks_of(f):
                 _BlockFormer(blk, bool(getattr(ctx.target, "fuse_padding_into_consumers", False)),
-                             stack_budget(ctx.options.get("max_stack_bytes"))).run()
+                             stack_budget(ctx.max_stack_bytes)).run()
 
 
 def captured_values(region_op: Operation) -> List:

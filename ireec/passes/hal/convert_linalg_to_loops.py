@@ -163,7 +163,7 @@ class ConvertLinalgToLoopsPass(Pass):
     name = "convert-linalg-to-loops"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        set_pack_limit(ctx.options.get("max_stack_bytes"))
+        set_pack_limit(ctx.max_stack_bytes)
         seen = set()
         for k in kernel_functions(module):
             tiles = WorkgroupTiles.of(k)

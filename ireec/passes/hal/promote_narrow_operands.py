@@ -119,7 +119,7 @@ class PromoteNarrowOperandsPass(Pass):
     def run(self, module: Operation, ctx: PassContext) -> None:
         if not getattr(ctx.target, "promote_narrow_operands", False):
             return
-        budget = stack_budget(ctx.options.get("max_stack_bytes"))
+        budget = stack_budget(ctx.max_stack_bytes)
         for exe in [o for o in module.body.ops if o.name == "hal.executable"]:
             for kernel in [k for k in exe.walk() if k.name == "func.func"]:
                 promote_kernel(kernel, budget)

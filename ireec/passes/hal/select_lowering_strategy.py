@@ -97,7 +97,7 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     if dist is not None and dist.extents:
         stored = [o.operands[0] for o in ops if o.name == "flow.dispatch.tensor.store"]
         tiles = choose_tile_sizes(compute, dist, root, stored,
-                                  stack_budget(ctx.options.get("max_stack_bytes") if ctx is not None else None))
+                                  stack_budget(ctx.max_stack_bytes if ctx is not None else None))
         sgemm = _sgemm_tiles(root, compute, dist, stored, ctx)
         if sgemm is None:
             sgemm = _im2col_tiles(root, compute, dist, stored, ctx)
@@ -128,7 +128,7 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
             ranges = L.loop_ranges(root)
             m = per_loop[match.i] or ranges[match.i]
             n_ = per_loop[match.j] or ranges[match.j]
-            budget = ctx.options.get("max_stack_bytes") if ctx is not None else None
+            budget = ctx.max_stack_bytes if ctx is not None else None
             mc, nc, kc = UK.blocking(m, n_, ranges[match.k], None if budget is None else int(budget) // 2)
             second = [0] * len(per_loop)
             second[match.i], second[match.j], second[match.k] = mc, nc, kc
@@ -319,7 +319,7 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     dims = list(dist.loop_dims[root])
     rank = {r: 0, match.f: 1, q: 2}
     group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in op_inputs(o))]
-    budget = stack_budget(ctx.options.get("max_stack_bytes"))
+    budget = stack_budget(ctx.max_stack_bytes)
     while temporaries(group, dist, tiles, stored) > budget and any(t > 1 for t in tiles):
         k = min((x for x in range(len(tiles)) if tiles[x] > 1), key=lambda x: (rank.get(dims[x], 3), x))
         tiles[k] = max(1, tiles[k] // 2)
@@ -332,7 +332,7 @@ def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext
     (empty when no chunk of pixels fits the stack budget: the plain loop nest is kept)."""
     ranges = L.loop_ranges(root)
     out_dims = [e.pos for e in L.indexing_maps(root)[2].results]
-    budget = ctx.options.get("max_stack_bytes")
+    budget = ctx.max_stack_bytes
     pixels = IM.plan_chunk(match, out_dims, ranges, lambda d: per_loop[d] or ranges[d],
                            IM.col_budget(budget))
     if not pixels:

@@ -52,6 +52,7 @@ from ...dialects import stablehlo as shlo
 from ...dialects.func import func_type, is_declaration
 from ...dialects.registry import has_trait
 from ...dialects.tensor import K_DYNAMIC, reassociation, static_list
+from ...emitc.entry_abi import dynamic_dims_of  # noqa: F401  (the attribute's reader; tests import it here)
 from ...ir import types as T
 from ...ir.affine import AffineBinary, AffineDim, AffineExpr
 from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, DictAttr,
@@ -842,23 +843,6 @@ def map_function(f: Operation) -> None:
                                               IntegerAttr(k, T.i64)))
                                    for s, c, k in st.checks))),
     ))
-
-
-def dynamic_dims_of(f: Operation) -> Optional[dict]:
-    """The ``ireec.dynamic_dims`` of function ``f`` as plain Python: {'symbols': [(arg,
-    dim)], 'arg_dims': [(arg, dim, symbol)], 'args': [[symbol...]], 'results': [[symbol...]],
-    'checks': [(symbol, C comparison, constant)]}; None for a static function."""
-    a = f.attributes.get("ireec.dynamic_dims")
-    if a is None:
-        return None
-    d = a.as_dict()
-    return {
-        "symbols": [tuple(x.value) for x in d["symbols"]],
-        "arg_dims": [tuple(x.value) for x in d["arg_dims"]],
-        "args": [list(x.value) for x in d["args"]],
-        "results": [list(x.value) for x in d["results"]],
-        "checks": [(c.value[0].value, c.value[1].value, c.value[2].value) for c in d["checks"]],
-    }
 
 
 @register_pass

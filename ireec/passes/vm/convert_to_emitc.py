@@ -12,7 +12,7 @@ from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, StringAttr
 from ...ir.core import Operation
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .host_to_emitc import _lower_host
+from .host_to_emitc import lower_host_function
 from .kernel_to_emitc import KernelLowering, c_ident
 
 
@@ -36,7 +36,7 @@ class ConvertToEmitCPass(Pass):
         hosts = []
         for f in functions(module):
             if "iree.abi.stub" in f.attributes:
-                hosts.append(_lower_host(f, ctx.module_name, entries, ctx.target))
+                hosts.append(lower_host_function(f, ctx.module_name, entries, ctx.target))
         for op in list(module.body.ops):
             if op.name in ("hal.executable", "func.func"):
                 op.drop_all_references()

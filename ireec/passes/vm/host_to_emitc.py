@@ -6,18 +6,26 @@ pointers, workspace) calling each dispatch's launch function. Scalars the host c
 (loop conditions, values read from tensors) are C locals declared at the top; blocks become
 labels and branches ``goto`` statements (block arguments are assigned first), as
 ``mlir-translate --mlir-to-cpp`` prints multi-block functions.
+
+What later passes and the target read stays typed, never C text: each call touching buffers
+carries its byte ranges as ``accesses`` (:class:`~ireec.emitc.access.BufferAccessAttr`), the
+``(void)<param>;`` statements carry ``param_use`` (the parameter they mark used), a return is
+an ``emitc.return``, and the function keeps its memory plan (``stream.memory_plan``: the
+arena the entry's workspace must hold) and dynamic dimensions (``ireec.dynamic_dims``).
 """
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Dict, List, Sequence
 
 from ...dialects.func import func_name
+from ...emitc.access import BufferAccessAttr
 from ...emitc.arith_to_c import c_expression
 from ...emitc.ctypes import c_literal, ctype, load_conversion, storage_ctype, store_conversion
 from ...ir import types as T
-from ...ir.attributes import StringAttr, TypeAttr
+from ...ir.attributes import ArrayAttr, StringAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
+from ...targets.base import Target
 from .kernel_to_emitc import _str_array, c_ident, c_param
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
@@ -77,13 +85,14 @@ def _drop_dead_scalars(f: Operation) -> None:
 
 
 class _HostLowering:
-    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation], target):
+    def __init__(self, f: Operation, module_name: str, entries: Dict[str, Operation], target: Target):
         self.f = f
         self.target = target
         self.module_name = module_name
         self.entries = entries
         self.names: Dict[Value, str] = {}
-        self.base: Dict[Value, str] = {}
+        self.base: Dict[Value, str] = {}     # C pointer expression of each buffer
+        self.buffer: Dict[Value, str] = {}   # name of each buffer (input0, workspace...)
         self.labels: Dict[Block, str] = {}
         self.out = Block()
         self.b = Builder.at_end(self.out, f.loc)
@@ -122,7 +131,8 @@ class _HostLowering:
                 if v.uses and v.type != T.BUFFER_VIEW:
                     decls.append(f"{ctype(v.type)} {self.declare(v)};")
         for _t, n in pdecls:
-            self.emit(f"(void){n};")
+            self.b.create("emitc.verbatim", [], [], {"value": StringAttr(f"(void){n};"),
+                                                     "param_use": StringAttr(n)})
         for d in decls:
             self.emit(d)
         for blk in blocks:
@@ -138,8 +148,9 @@ class _HostLowering:
             "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
         }
-        if "ireec.dynamic_dims" in f.attributes:  # the entry loops over the slice (map-dynamic-dims)
-            attrs["ireec.dynamic_dims"] = f.attributes["ireec.dynamic_dims"]
+        for key in ("stream.memory_plan", "ireec.dynamic_dims"):  # the entry's workspace, its loop over slices
+            if key in f.attributes:
+                attrs[key] = f.attributes[key]
         return Operation("emitc.func", attributes=attrs, regions=[Region([self.out])], loc=f.loc)
 
     def address(self, op: Operation, res: Value, indices) -> str:
@@ -164,14 +175,17 @@ class _HostLowering:
         """One C statement, verbatim."""
         self.b.create("emitc.verbatim", [], [], {"value": StringAttr(line)})
 
-    def call(self, callee: str, args: List[str], accesses: List[str] = ()) -> None:
-        """``callee(args...);``. ``accesses``: the byte ranges the call reads and writes, as
-        ``"base|offset|size|mode"`` strings (mode ``ro``/``wo``/``rw``, base the C pointer
-        expression of the buffer), kept on the op for targets that order calls by them."""
+    def call(self, callee: str, args: List[str], accesses: Sequence[BufferAccessAttr] = ()) -> None:
+        """``callee(args...);``. ``accesses``: the byte ranges the call reads and writes, kept
+        on the op for passes that order calls by them (ireec-form-openmp-host-regions)."""
         attrs = {"callee": StringAttr(callee), "args": _str_array(args)}
         if accesses:
-            attrs["accesses"] = _str_array(list(accesses))
+            attrs["accesses"] = ArrayAttr(tuple(accesses))
         self.b.create("emitc.call_opaque", [], [], attrs)
+
+    def access(self, buf: Value, offset: int, size: int, mode: str) -> BufferAccessAttr:
+        """The access of ``size`` bytes at ``offset`` of buffer ``buf`` as ``mode``."""
+        return BufferAccessAttr(self.buffer[buf], int(offset), int(size), mode)
 
     def assign(self, v: Value, expr: str) -> None:
         if v.uses:
@@ -202,18 +216,23 @@ class _HostLowering:
             raise CompileError(f"'{op.name}' cannot be lowered to C in the host program yet", op.loc)
 
     def _import(self, op: Operation) -> None:
+        self.buffer[op.results[0]] = f"input{op.attributes['index'].value}"
         self.base[op.results[0]] = f"(const uint8_t *)input{op.attributes['index'].value}"
 
     def _result(self, op: Operation) -> None:
+        self.buffer[op.results[0]] = f"result{op.attributes['index'].value}"
         self.base[op.results[0]] = f"(uint8_t *)result{op.attributes['index'].value}"
 
     def _alloca(self, op: Operation) -> None:
+        self.buffer[op.results[0]] = "workspace"
         self.base[op.results[0]] = "(uint8_t *)workspace"
 
     def _constants(self, op: Operation) -> None:
+        self.buffer[op.results[0]] = "constants"
         self.base[op.results[0]] = self.target.constants_base(self.module_name)
 
     def _globals(self, op: Operation) -> None:
+        self.buffer[op.results[0]] = "globals"
         self.base[op.results[0]] = self.target.globals_base(self.module_name)
 
     def _dispatch(self, op: Operation) -> None:
@@ -222,7 +241,7 @@ class _HostLowering:
         btypes = [x.value for x in kfn.attributes["bindings"].value]
         args = [f"({bt} *)({self.base[v]} + {off})"
                 for v, off, bt in zip(op.operands, op.attributes["offsets"].value, btypes)]
-        accesses = [f"{self.base[v]}|{off}|{size}|{mode.value}" for v, off, size, mode in zip(
+        accesses = [self.access(v, off, size, mode.value) for v, off, size, mode in zip(
             op.operands, op.attributes["offsets"].value, op.attributes["sizes"].value,
             op.attributes["access"].value)]
         self.call(f"{self.module_name}_{c_ident(entry)}", args + self.target.launch_extra_args(), accesses)
@@ -233,7 +252,7 @@ class _HostLowering:
         length = op.attributes["length"].value
         self.call(*self.target.host_copy(f"{self.base[dst]} + {dst_off}", f"{self.base[src]} + {src_off}",
                                          str(length)),
-                  [f"{self.base[src]}|{src_off}|{length}|ro", f"{self.base[dst]}|{dst_off}|{length}|wo"])
+                  [self.access(src, src_off, length, "ro"), self.access(dst, dst_off, length, "wo")])
 
     def _load(self, op: Operation) -> None:
         if not op.results[0].uses:
@@ -265,7 +284,7 @@ class _HostLowering:
         self.emit(f"else {self.jump(op.successors[1], f_vals)}")
 
     def _return(self, op: Operation) -> None:
-        self.emit("return IREEC_STATUS_OK;")
+        self.b.create("emitc.return", [], [], {"value": StringAttr("IREEC_STATUS_OK")})
 
     def _nothing(self, op: Operation) -> None:
         """Ops with no C (exports are the result pointers; globals live in the state blob)."""
@@ -291,9 +310,9 @@ HOST_LOWERINGS = {
 }
 
 
-def _lower_host(f: Operation, module_name: str, entries: Dict[str, Operation], target=None) -> Operation:
-    """The emitc.func of host function ``f`` (after the stream and hal phases) for ``target``
-    (a Target object or name; default ``c``)."""
-    from ...targets import get_target  # the registry imports passes; import on use
-
-    return _HostLowering(f, module_name, entries, get_target(target if target is not None else "c")).run()
+def lower_host_function(f: Operation, module_name: str, entries: Dict[str, Operation],
+                        target: Target) -> Operation:
+    """The emitc.func of host function ``f`` (after the stream and hal phases) for ``target``;
+    ``entries`` maps each dispatch's entry point to its kernel's emitc.func (its bindings'
+    C types). CompileError for a host op with no C lowering."""
+    return _HostLowering(f, module_name, entries, target).run()

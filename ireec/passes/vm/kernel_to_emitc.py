@@ -187,7 +187,7 @@ class KernelLowering:
     """
 
     def __init__(self, kernel: Operation, entry: str, target=None):
-        from ...targets import get_target  # the registry imports passes; import on use
+        from ...targets.base import get_target
 
         self.kernel = kernel
         self.entry = entry

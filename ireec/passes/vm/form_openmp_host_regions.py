@@ -1,0 +1,142 @@
+"""``ireec-form-openmp-host-regions``: a straight-line host function runs its dispatches in
+one OpenMP parallel region.
+
+Mirrors MLIR's ``convert-scf-to-openmp`` (``ConvertSCFToOpenMPPass``: an ``scf.parallel``
+becomes ``omp.parallel`` around an ``omp.wsloop``) applied to a host function's dispatches,
+the way IREE's task executor keeps its workers across the dispatches of a command buffer:
+one fork/join per call instead of one per dispatch.
+
+A host ``emitc.func`` whose body is straight-line — its ``(void)<param>;`` statements
+(``param_use``), then calls carrying ``accesses`` (dispatch launches, buffer copies), then
+``emitc.return`` — with at least two calls of a launch whose variant is work-shared (the
+target's :meth:`~ireec.targets.base.Target.workshare_launch`: a dispatch of several
+workgroups) becomes ``#pragma omp parallel { ... }``: each launch call calls its
+``<launch>_workshare`` variant (``omp for schedule(static) nowait``, or on the primary thread
+for a single workgroup); a buffer copy runs on the primary thread (``omp masked``, no
+barrier). A ``#pragma omp barrier`` goes before a call whose byte ranges overlap a range an
+earlier call since the last barrier writes, or write one it reads, unless both run on the
+primary thread (:func:`barriers`); the region's end is the last barrier. Targets without
+work-shared launches (``c``, ``cuda``) keep every function as it is.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ...emitc.access import BufferAccessAttr
+from ...emitc.openmp import OMP_PRIMARY, omp_pragma
+from ...ir.attributes import StringAttr
+from ...ir.core import Operation
+from ..pass_base import Pass, PassContext, register_pass
+
+#: (byte ranges of a call, whether it runs on the primary thread alone).
+Item = Tuple[Sequence[BufferAccessAttr], bool]
+
+
+def launch_grid(kernel: Operation) -> List[Tuple[str, int]]:
+    """The (axis, count) loops a kernel's launch function runs, outermost first (z, y, x),
+    leaving out axes of one workgroup (from its ``workgroup_count``)."""
+    wg = ([int(c) for c in kernel.attributes["workgroup_count"].value] + [1, 1, 1])[:3]
+    return [(axis, c) for axis, c in (("z", wg[2]), ("y", wg[1]), ("x", wg[0])) if c > 1]
+
+
+def _conflict(pending: Sequence[BufferAccessAttr], ranges: Sequence[BufferAccessAttr]) -> bool:
+    """Whether ``ranges`` overlap a range of ``pending`` with at least one of the two writing
+    (read after write, write after read or write after write)."""
+    return any(a.overlaps(p) and (a.writes or p.writes) for a in ranges for p in pending)
+
+
+def barriers(items: Sequence[Item]) -> List[bool]:
+    """Where a host region needs ``omp barrier``: for each call (its byte ranges, and
+    whether it runs on the primary thread alone rather than shared by all threads), whether
+    a barrier goes before it. A call waits for what earlier calls since the last barrier
+    touched (:func:`_conflict`), except that a primary-thread call never waits for earlier
+    primary-thread calls: the same thread ran them in program order."""
+    shared: List[BufferAccessAttr] = []   # ranges of work-shared calls since the barrier
+    primary: List[BufferAccessAttr] = []  # ranges of primary-thread calls since the barrier
+    out = []
+    for ranges, on_primary in items:
+        wait = _conflict(shared, ranges) or (not on_primary and _conflict(primary, ranges))
+        if wait:
+            shared, primary = [], []
+        out.append(wait)
+        (primary if on_primary else shared).extend(ranges)
+    return out
+
+
+def straight_line(f: Operation) -> Optional[Tuple[List[Operation], List[Operation], Operation]]:
+    """(parameter marks, calls, return) of a host function whose body is only those, in that
+    order; None for any other body."""
+    blocks = f.regions[0].blocks
+    if len(blocks) != 1:
+        return None
+    prelude, calls, ret = [], [], None
+    for op in blocks[0].ops:
+        if op.name == "emitc.verbatim" and "param_use" in op.attributes and not calls:
+            prelude.append(op)
+        elif op.name == "emitc.call_opaque" and ret is None and "accesses" in op.attributes:
+            calls.append(op)
+        elif op.name == "emitc.return" and ret is None:
+            ret = op
+        else:
+            return None
+    return (prelude, calls, ret) if ret is not None else None
+
+
+def _verbatim(lines: Sequence[str], loc) -> List[Operation]:
+    return [Operation("emitc.verbatim", attributes={"value": StringAttr(x)}, loc=loc) for x in lines]
+
+
+def form_region(f: Operation, workshare: Dict[str, dict]) -> None:
+    """Run the calls of host function ``f`` in one parallel region, in place (see the module
+    docstring); ``workshare``: {launch: the target's work-shared variant} of the kernels.
+    Leaves ``f`` as it is when its body is not straight-line or it has fewer than two calls
+    of a work-shared (several-workgroup) launch: the region then saves no fork/join."""
+    parts = straight_line(f)
+    if parts is None:
+        return
+    prelude, calls, ret = parts
+    shared = {k for k, w in workshare.items() if not w["primary"]}
+    if sum(1 for op in calls if op.attributes["callee"].value in shared) < 2:
+        return
+    out: List[Operation] = list(prelude) + _verbatim(omp_pragma("parallel") + ["{"], f.loc)
+    plan: List[Item] = []
+    for op in calls:
+        callee = op.attributes["callee"].value
+        if callee in workshare:
+            op.attributes["callee"] = StringAttr(workshare[callee]["name"])
+        plan.append((op.attributes["accesses"].value, callee not in workshare or workshare[callee]["primary"]))
+    primary = {w["name"] for w in workshare.values() if w["primary"]}
+    for op, (_ranges, on_primary), wait in zip(calls, plan, barriers(plan)):
+        if wait:
+            out += _verbatim(omp_pragma("barrier"), f.loc)
+        if on_primary and op.attributes["callee"].value not in primary:
+            out += _verbatim(OMP_PRIMARY, f.loc)  # host work (a copy)
+        out.append(op)
+    out += _verbatim(["}"], f.loc) + [ret]
+    body = f.regions[0].blocks[0]
+    for op in list(body.ops):
+        op.detach()
+    for op in out:
+        body.append(op)
+
+
+@register_pass
+class FormOpenMPHostRegionsPass(Pass):
+    """See the module docstring."""
+
+    name = "ireec-form-openmp-host-regions"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        funcs = [op for op in module.body.ops if op.name == "emitc.func"]
+        workshare = {}
+        for k in funcs:
+            if k.attributes["kind"].value == "kernel":
+                launch = f"{ctx.module_name}_{k.attributes['launch'].value}"
+                w = ctx.target.workshare_launch(launch, launch_grid(k))
+                if w is not None:
+                    workshare[launch] = w
+        if not workshare:
+            return
+        for f in funcs:
+            if f.attributes["kind"].value == "host":
+                form_region(f, workshare)
