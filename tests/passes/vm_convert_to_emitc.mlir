@@ -14,7 +14,8 @@
 // CHECK-SAME:    params = ["const float *IREEC_RESTRICT binding0", "const float *IREEC_RESTRICT binding1", "float *IREEC_RESTRICT binding2"
 // CHECK:       "emitc.func"() ({
 // CHECK:         "emitc.call_opaque"() {callee = "{{.*}}main_dispatch_0_elementwise_2x3_f32", args = ["(const float *)((const uint8_t *)input0 + 0)", "(const float *)((const uint8_t *)input1 + 0)", "(float *)((uint8_t *)result0 + 0)"]
-// CHECK:         "emitc.verbatim"() {value = "return IREEC_STATUS_OK;"}
+// CHECK-SAME:      accesses = [#emitc.access<input0, 0, 24, ro>, #emitc.access<input1, 0, 24, ro>, #emitc.access<result0, 0, 24, wo>]
+// CHECK:         "emitc.return"() {value = "IREEC_STATUS_OK"}
 // CHECK-NOT:   hal.
 // CHECK-NOT:   scf.for
 module {
