@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Optional
 
 from ..ir import types as T
@@ -157,3 +158,9 @@ def c_type_bytes(name: str) -> int:
     if name.endswith("*"):
         return 8
     return C_TYPE_BYTES.get(name, 8)
+
+
+def c_ident(name: str) -> str:
+    """A C identifier from an MLIR symbol name: every character other than a letter, digit or
+    ``_`` becomes ``_`` (``main$async`` → ``main_async``)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)

@@ -8,13 +8,12 @@ Both render the same Jinja templates (templates/c/): ``<module>.h`` (the C ABI),
 from __future__ import annotations
 
 import importlib.resources
-import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Union
 
 import jinja2
 
 from ..emitc.c_printer import print_function
-from ..emitc.ctypes import storage_ctype
+from ..emitc.ctypes import c_ident, storage_ctype
 from ..emitc.entry_abi import dynamic_dims_of
 from ..emitc.openmp import OMP_PRIMARY, omp_pragma
 from ..emitc.runtime_headers import needs_libm, runtime_header
@@ -94,7 +93,7 @@ def _resolve_line_markers(text: str, file_name: str) -> str:
 
 def common_macro(module_name: str) -> str:
     """The upper-case prefix of a module's macros (``MODEL`` in ``MODEL_WORKSPACE_SIZE``)."""
-    return re.sub(r"[^A-Za-z0-9]", "_", module_name).upper()
+    return c_ident(module_name).upper()
 
 
 class _StaticView:

@@ -246,3 +246,23 @@ def test_checker_finds_violations_and_circles():
 @pytest.mark.parametrize("layer", sorted(LAYER))
 def test_layer_table_names_existing_parts(layer):
     assert (PACKAGE / layer).is_dir() or (PACKAGE / f"{layer}.py").is_file(), layer
+
+
+#: Folders whose modules build or render C but must not read C text back: C is spelled (and,
+#: where an analysis needs it, scanned) by the printer package ireec/emitc alone; these
+#: work on typed IR (emitc ops, #emitc.access ranges, source_op names).
+NO_C_TEXT_SCANNING = ("targets", "passes/vm")
+
+
+@pytest.mark.parametrize("folder", NO_C_TEXT_SCANNING)
+def test_no_regular_expressions_over_c_text_outside_the_printer(folder):
+    offenders = []
+    for path in sorted((PACKAGE / folder).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if "re" in names or "regex" in names:
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert not offenders, ("modules that render or rewrite C read its text with regular expressions "
+                           "(do it on the emitc IR, or in ireec/emitc): " + ", ".join(offenders))

@@ -21,9 +21,9 @@ arena's peak or the dispatches with the deepest stacks (:func:`check_budgets`).
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, Mapping, Optional, Sequence
 
+from ...emitc.ctypes import c_ident
 from ...emitc.runtime_headers import needs_libm
 from ...emitc.stack import FRAME_BYTES, emitc_locals_bytes
 from ...ir import types as T
@@ -153,7 +153,7 @@ def function_report(name: str, plan: dict, stacks: dict, flops: Mapping[str, int
     st = stacks.get(name, {})
     dispatches = []
     for d in plan.get("dispatches", []):
-        launch = f"{module_name}_{re.sub(r'[^A-Za-z0-9_]', '_', d['entry_point'])}"
+        launch = f"{module_name}_{c_ident(d['entry_point'])}"
         dispatches.append({"entry_point": d["entry_point"], "loc": d["loc"], "position": d["position"],
                            "flops": flops.get(d["entry_point"], 0),
                            "bytes_moved": d["bytes_read"] + d["bytes_written"],

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Dict
 
+from ...emitc.ctypes import c_ident
 from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, StringAttr
 from ...ir.core import Operation
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .host_to_emitc import lower_host_function
-from .kernel_to_emitc import KernelLowering, c_ident
+from .kernel_to_emitc import KernelLowering
 
 
 @register_pass

@@ -20,13 +20,13 @@ from typing import Dict, List, Sequence
 from ...dialects.func import func_name
 from ...emitc.access import BufferAccessAttr
 from ...emitc.arith_to_c import c_expression
-from ...emitc.ctypes import c_literal, ctype, load_conversion, storage_ctype, store_conversion
+from ...emitc.ctypes import c_ident, c_literal, ctype, load_conversion, storage_ctype, store_conversion
 from ...ir import types as T
 from ...ir.attributes import ArrayAttr, StringAttr, TypeAttr
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ...ir.diagnostics import CompileError
 from ...targets.base import Target
-from .kernel_to_emitc import _str_array, c_ident, c_param
+from .kernel_to_emitc import _str_array, c_param
 
 OPAQUE_PTR = T.OpaqueType("emitc", 'ptr<!emitc.opaque<"void">>')
 

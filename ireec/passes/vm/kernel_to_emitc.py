@@ -26,7 +26,6 @@ onto threads and erase dead ops.
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Sequence
 
 import numpy as np
@@ -79,10 +78,6 @@ def index_fits_32_bits(kernel: Operation) -> bool:
             if isinstance(src, T.IntegerType) and src.width > 32:
                 return False
     return True
-
-
-def c_ident(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 def c_param(ctype_: str, name: str) -> str:
