@@ -56,9 +56,16 @@ def _env(root=None) -> jinja2.Environment:
                               trim_blocks=False, lstrip_blocks=False, autoescape=False)
 
 
+#: The runtime_c headers copied next to a module whose kernels call a CPU micro-kernel:
+#: ``ireec_ukernel.h`` (what the kernels include) and the family headers it includes.
+UKERNEL_HEADERS = ("ireec_ukernel.h", "ireec_ukernel_common.h", "ireec_ukernel_sgemm.h",
+                   "ireec_ukernel_dwconv.h")
+
+
 def runtime_header(name: str = "ireec_runtime.h") -> str:
     """Text of ``runtime_c/<name>``: ``ireec_runtime.h`` is copied next to every generated
-    module, ``ireec_ukernel.h`` next to those whose kernels call a micro-kernel."""
+    module, :data:`UKERNEL_HEADERS` next to those whose kernels call a micro-kernel (see
+    :meth:`CTarget.runtime_headers`)."""
     return importlib.resources.files("ireec.runtime_c").joinpath(name).read_text()
 
 
@@ -304,6 +311,12 @@ class CTarget(Target):
         return {"module.h.j2": f"{mod}.h", "module.c.j2": f"{mod}.c",
                 "kernels.h.j2": f"{mod}_kernels.h", "kernels.c.j2": f"{mod}_kernels.c"}
 
+    def runtime_headers(self, common: dict) -> List[str]:
+        """Names of the runtime_c headers copied next to the generated files, given the
+        template context: ``ireec_runtime.h``, and :data:`UKERNEL_HEADERS` when a kernel calls
+        a micro-kernel (``common["ukernels"]``)."""
+        return ["ireec_runtime.h"] + (list(UKERNEL_HEADERS) if common.get("ukernels") else [])
+
     def context(self, common: dict) -> dict:
         """The template context, given the fields every C-family target shares; a subclass
         adds its own values here (templates never test the target's name)."""
@@ -407,9 +420,8 @@ class CTarget(Target):
             text = env.get_template(f"{self.templates}/{template}").render(common)
             files[file_name] = _resolve_line_markers(text, file_name)
         files.update(pool_output.pool_files(mode, mod, pool))
-        files["ireec_runtime.h"] = runtime_header()
-        if common.get("ukernels"):
-            files["ireec_ukernel.h"] = runtime_header("ireec_ukernel.h")
+        for name in self.runtime_headers(common):
+            files[name] = runtime_header(name)
         return files
 
 
