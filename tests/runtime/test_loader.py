@@ -361,7 +361,10 @@ def test_header_is_the_packaged_one():
 def test_header_includes_only_allowed_headers():
     text = HEADER_PATH.read_text()
     includes = set(re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', text))
-    assert includes == {"stdint.h", "stddef.h", "math.h", "string.h"}
+    # and, under CUDA only, the cuda target's device micro-kernels
+    assert includes == {"stdint.h", "stddef.h", "math.h", "string.h", "ireec_gpu_ukernel.h"}
+    assert ('#if defined(__CUDACC__) || defined(IREEC_CUDA_EMULATION)\n'
+            '#include "ireec_gpu_ukernel.h"\n#endif') in text
     assert "#ifndef IREEC_RUNTIME_H_" in text and "#define IREEC_ABI_VERSION 4" in text
 
 
