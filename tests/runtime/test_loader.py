@@ -399,6 +399,8 @@ def test_header_compiles_as_cpp(tmp_path):
                     reason="nvcc not installed (compile-only check)")
 def test_header_compiles_under_nvcc(tmp_path):
     (tmp_path / "ireec_runtime.h").write_text(runtime_header_text())
+    # included by ireec_runtime.h under nvcc: the device micro-kernels compile too
+    (tmp_path / "ireec_gpu_ukernel.h").write_text(runtime_header_text("ireec_gpu_ukernel.h"))
     (tmp_path / "k.cu").write_text(USE_HEADER + """
 __global__ void k(const float *a, float *b, int *c) {
   b[0] = ireec_maximumf(a[0], a[1]) + ireec_roundevenf(a[2]) +
