@@ -16,9 +16,16 @@ _LIBM = re.compile(r"\b(?:sqrt|exp|expm1|exp2|log|log2|log10|log1p|pow|sin|cos|t
                    r"frexp|ldexp|modf|nextafter|fabs)f?\s*\(")
 
 
+#: The runtime_c headers copied next to a module whose kernels call a CPU micro-kernel:
+#: ``ireec_ukernel.h`` (what the kernels include) and the family headers it includes.
+UKERNEL_HEADERS = ("ireec_ukernel.h", "ireec_ukernel_common.h", "ireec_ukernel_sgemm.h",
+                   "ireec_ukernel_dwconv.h")
+
+
 def runtime_header(name: str = "ireec_runtime.h") -> str:
     """Text of ``runtime_c/<name>``: ``ireec_runtime.h`` is copied next to every generated
-    module, ``ireec_ukernel.h`` next to those whose kernels call a micro-kernel."""
+    module, :data:`UKERNEL_HEADERS` next to those whose kernels call a micro-kernel,
+    ``ireec_gpu_ukernel.h`` next to cuda outputs (``Target.runtime_headers``)."""
     return importlib.resources.files("ireec.runtime_c").joinpath(name).read_text()
 
 

@@ -24,14 +24,18 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
+from .ukernel_objects import HEADER as UKERNEL_HEADER
+from .ukernel_objects import HEADERS as UKERNEL_HEADERS
 from .ukernel_objects import PREBUILT_DEFINE, library_define, library_source, plan_objects, store
 
 __all__ = [
     "BuildError",
     "RUNTIME_HEADER",
+    "GPU_UKERNEL_HEADER",
     "runtime_header_text",
+    "with_runtime_headers",
     "build_shared_library",
     "compile_object_check",
     "undefined_symbols",
@@ -42,6 +46,8 @@ __all__ = [
 ]
 
 RUNTIME_HEADER = "ireec_runtime.h"
+#: The cuda target's device micro-kernels, which ireec_runtime.h includes under CUDA.
+GPU_UKERNEL_HEADER = "ireec_gpu_ukernel.h"
 SHIM_FILE_NAME = "ireec_module_info_shim.c"
 
 
@@ -80,14 +86,32 @@ class BuildError(Exception):
         return self.message
 
 
-def runtime_header_text() -> str:
-    """The text of runtime_c/ireec_runtime.h, as installed with the package."""
+def runtime_header_text(name: str = RUNTIME_HEADER) -> str:
+    """The text of runtime_c/<name> (default ``ireec_runtime.h``), as installed with the
+    package. OSError when there is no such header."""
     try:
-        return (resources.files("ireec.runtime_c") / RUNTIME_HEADER).read_text(encoding="utf-8")
+        return (resources.files("ireec.runtime_c") / name).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, OSError):
         # Source checkout without an install: runtime_c/ sits next to ireec/.
-        here = Path(__file__).resolve().parents[2] / "runtime_c" / RUNTIME_HEADER
+        here = Path(__file__).resolve().parents[2] / "runtime_c" / name
         return here.read_text(encoding="utf-8")
+
+
+def with_runtime_headers(files: Mapping[str, Union[str, bytes]]) -> Dict[str, Union[str, bytes]]:
+    """``files`` plus the runtime_c headers its sources include that it lacks, from the
+    package: ``ireec_runtime.h``; with a ``.cu`` source, ``ireec_gpu_ukernel.h`` (which
+    ireec_runtime.h includes under CUDA); with ``ireec_ukernel.h``, the micro-kernel family
+    headers it includes."""
+    needed = [RUNTIME_HEADER]
+    if any(name.endswith(".cu") for name in files):
+        needed.append(GPU_UKERNEL_HEADER)
+    if UKERNEL_HEADER in files:
+        needed += UKERNEL_HEADERS
+    out = dict(files)
+    for name in needed:
+        if name not in out:
+            out[name] = runtime_header_text(name)
+    return out
 
 
 def target_flags(target: str) -> Tuple[List[str], List[str]]:
@@ -154,9 +178,7 @@ def constants_path(library: PathLike) -> Path:
 
 
 def _write_sources(files: Mapping[str, Union[str, bytes]], directory: Path) -> None:
-    write_generated_files(files, directory)
-    if RUNTIME_HEADER not in files:
-        (directory / RUNTIME_HEADER).write_text(runtime_header_text(), encoding="utf-8")
+    write_generated_files(with_runtime_headers(files), directory)
 
 
 def _shim_source(module_name: str) -> str:
@@ -207,8 +229,9 @@ def build_shared_library(files: Mapping[str, Union[str, bytes]], module_name: st
     ``files``: file name -> text, as produced by the compiler (``<module>.h``,
     ``<module>.c``, kernels...; -> bytes for the constant pool's ``<module>_constants.bin``,
     assembled in through ``<module>_constants.S`` or, with ``--constants=external``, copied
-    next to the library as :func:`constants_path`); ``ireec_runtime.h`` is copied from the
-    package when it is not among them. ``module_name`` is the C prefix: the sources must define
+    next to the library as :func:`constants_path`); the runtime headers the sources include
+    are copied from the package when they are not among them (:func:`with_runtime_headers`).
+    ``module_name`` is the C prefix: the sources must define
     ``const ireec_module_info_t <module_name>_module_info``. ``target``: ``c``
     (``cc <target flags> -fPIC ...``, linked ``-shared ... -lm``), ``openmp`` (adds
     ``-fopenmp`` to compiling and linking) or
@@ -227,6 +250,7 @@ def build_shared_library(files: Mapping[str, Union[str, bytes]], module_name: st
     out = Path(out_path).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     extra = list(extra_cflags)
+    files = with_runtime_headers(files)
     with tempfile.TemporaryDirectory(prefix="ireec-build-") as tmp:
         work = Path(tmp)
         _write_sources(files, work)
@@ -297,8 +321,8 @@ def compile_object_check(files: Mapping[str, str], flags: Iterable[str] = (),
     plus ``flags``; return the object paths (sorted by source name).
 
     The sources are written into ``out_dir`` (a new temporary directory when None, left
-    for the caller). ``ireec_runtime.h`` is added when missing. Raises BuildError with
-    the compiler's messages on any warning or error.
+    for the caller). The runtime headers are added when missing (:func:`with_runtime_headers`).
+    Raises BuildError with the compiler's messages on any warning or error.
     """
     directory = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="ireec-check-"))
     directory.mkdir(parents=True, exist_ok=True)

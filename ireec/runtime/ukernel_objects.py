@@ -1,17 +1,20 @@
-"""Prebuilt micro-kernel objects for ``ireec build``: each family of runtime_c/ireec_ukernel.h
-compiled once per compiler, flags and header text, then linked from a cache.
+"""Prebuilt micro-kernel objects for ``ireec build``: each family of CPU micro-kernels
+(runtime_c/ireec_ukernel_<family>.h) compiled once per compiler, flags and header text, then
+linked from a cache.
 
 A module whose kernels call ``ireec_uk_sgemm*`` or ``ireec_uk_dwconv*`` includes
-``ireec_ukernel.h``, whose families are hand-vectorized for three ISAs and take seconds to
-compile at -O3 (the sgemm family ~3 s with gcc 12 on this project's 2-core machine, against
+``ireec_ukernel.h``, which includes one header per family (``ireec_ukernel_sgemm.h``,
+``ireec_ukernel_dwconv.h``, each on ``ireec_ukernel_common.h``); the families are
+hand-vectorized for three ISAs and take seconds to compile at -O3 (the sgemm family ~3 s with gcc 12 on this project's 2-core machine, against
 ~0.2 s for a model's own kernels). The generated sources keep including the whole header, so
 they stand alone; ``ireec build`` instead compiles each family used into an object of its own
-(``-DIREEC_UKERNEL_LIBRARY_<FAMILY>``, the entry point with external hidden linkage), keeps
+(its header alone, with ``-DIREEC_UKERNEL_LIBRARY_<FAMILY>``: the entry point with external
+hidden linkage), keeps
 it under ``ireec.cache_dir()/ukernels`` keyed by everything that changes its code, and
 compiles the kernels with ``-DIREEC_UKERNEL_PREBUILT`` (declarations only). IREE does the
 same with the micro-kernel bitcode it ships prebuilt.
 
-The key (SHA-256) covers the header's text, the family, the compiler's resolved path, size
+The key (SHA-256) covers the text of the family's headers (common and own), the family, the compiler's resolved path, size
 and modification time, and every flag (target flags, ``$CFLAGS``, ``--cflags``). Entries are
 written atomically (temporary file, then rename); a cache that cannot be written only costs
 the compile. ``IREEC_UKERNEL_CACHE=0`` turns it off (the family is compiled in every build).
@@ -25,13 +28,27 @@ import tempfile
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple, Union
 
+from ..emitc.runtime_headers import UKERNEL_HEADERS
 from .cache import cache_dir
 
-__all__ = ["FAMILIES", "HEADER", "PREBUILT_DEFINE", "families_used", "plan_objects", "store"]
+__all__ = ["COMMON_HEADER", "FAMILIES", "HEADER", "HEADERS", "PREBUILT_DEFINE", "family_header",
+           "families_used", "plan_objects", "store"]
 
+#: What the generated kernels include: every family's header.
 HEADER = "ireec_ukernel.h"
+#: What the families share (vector detection, entry-point linkage, the epilogue).
+COMMON_HEADER = "ireec_ukernel_common.h"
 #: Family name -> the symbol prefix kernels call it by.
 FAMILIES = {"sgemm": "ireec_uk_sgemm", "dwconv": "ireec_uk_dwconv"}
+
+
+def family_header(family: str) -> str:
+    """The runtime_c header of ``family`` (``ireec_ukernel_sgemm.h``)."""
+    return f"ireec_ukernel_{family}.h"
+
+
+#: Every micro-kernel header a module that calls one ships (HEADER includes the others).
+HEADERS = UKERNEL_HEADERS
 #: Define under which the kernels see only the entry points' declarations.
 PREBUILT_DEFINE = "-DIREEC_UKERNEL_PREBUILT"
 
@@ -74,7 +91,9 @@ def plan_objects(files: Mapping[str, Union[str, bytes]], cc: Sequence[str],
                  cflags: Sequence[str]) -> Tuple[List[Tuple[str, Path]], List[Tuple[str, Path]]]:
     """For the families the sources call: ([(family, cached object)] ready to link,
     [(family, cache path)] to compile now and :func:`store`). Both empty when the cache is
-    off or unusable (the kernels then compile the families inline, as the sources say)."""
+    off or unusable (the kernels then compile the families inline, as the sources say).
+    ``files`` holds the headers of the families used (:data:`COMMON_HEADER`,
+    :func:`family_header`): their text is part of the key."""
     used = families_used(files)
     if not used or not enabled():
         return [], []
@@ -82,11 +101,11 @@ def plan_objects(files: Mapping[str, Union[str, bytes]], cc: Sequence[str],
     folder = cache_folder() if ident is not None else None
     if folder is None:
         return [], []
-    header = files[HEADER]
     ready, missing = [], []
     for family in used:
         h = hashlib.sha256()
-        for part in (header if isinstance(header, str) else header.decode(), family, ident,
+        texts = [files[name] for name in (COMMON_HEADER, family_header(family))]
+        for part in (*(t if isinstance(t, str) else t.decode() for t in texts), family, ident,
                      *cflags):
             h.update(part.encode() + b"\0")
         path = folder / f"ireec_uk_{family}-{h.hexdigest()[:24]}.o"
@@ -96,7 +115,7 @@ def plan_objects(files: Mapping[str, Union[str, bytes]], cc: Sequence[str],
 
 def library_source(family: str) -> Tuple[str, str]:
     """(file name, text) of the translation unit defining ``family``'s entry point."""
-    return f"ireec_ukernel_{family}.c", f'#include "{HEADER}"\n'
+    return f"ireec_ukernel_{family}.c", f'#include "{family_header(family)}"\n'
 
 
 def library_define(family: str) -> str:

@@ -16,7 +16,7 @@ from ..emitc.c_printer import print_function
 from ..emitc.ctypes import c_ident, storage_ctype
 from ..emitc.entry_abi import dynamic_dims_of
 from ..emitc.openmp import OMP_PRIMARY, omp_pragma
-from ..emitc.runtime_headers import needs_libm, runtime_header
+from ..emitc.runtime_headers import UKERNEL_HEADERS, needs_libm, runtime_header
 from ..emitc.stack import FRAME_BYTES
 from ..ir import types as T
 from ..ir.attributes import ArrayAttr, StringAttr
@@ -316,6 +316,12 @@ class CTarget(Target):
         return {"module.h.j2": f"{mod}.h", "module.c.j2": f"{mod}.c",
                 "kernels.h.j2": f"{mod}_kernels.h", "kernels.c.j2": f"{mod}_kernels.c"}
 
+    def runtime_headers(self, common: dict) -> List[str]:
+        """Names of the runtime_c headers copied next to the generated files, given the
+        template context: ``ireec_runtime.h``, and :data:`UKERNEL_HEADERS` when a kernel calls
+        a micro-kernel (``common["ukernels"]``)."""
+        return ["ireec_runtime.h"] + (list(UKERNEL_HEADERS) if common.get("ukernels") else [])
+
     def context(self, common: dict) -> dict:
         """The template context, given the fields every C-family target shares; a subclass
         adds its own values here (templates never test the target's name)."""
@@ -365,9 +371,8 @@ class CTarget(Target):
             text = env.get_template(f"{self.templates}/{template}").render(common)
             files[file_name] = _resolve_line_markers(text, file_name)
         files.update(pool_files(mode, mod, pool))
-        files["ireec_runtime.h"] = runtime_header()
-        if common.get("ukernels"):
-            files["ireec_ukernel.h"] = runtime_header("ireec_ukernel.h")
+        for name in self.runtime_headers(common):
+            files[name] = runtime_header(name)
         return files
 
     def kernel_fields(self, f: Operation, mod: str, lines: bool) -> dict:

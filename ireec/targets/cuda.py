@@ -5,7 +5,8 @@ host module: one entry per public function taking **device** pointers, a device 
 ``<MODULE>_WORKSPACE_SIZE`` bytes and a ``cudaStream_t``; a host-pointer convenience entry
 ``<function>_host`` that copies in, runs and copies out; the reflection table, whose calls use
 the host-pointer entries), ``<module>_kernels.h/.cu`` (per dispatch: the workgroup function as a
-``__device__`` function, a ``__global__`` kernel and a launch function) and ``ireec_runtime.h``.
+``__device__`` function, a ``__global__`` kernel and a launch function), ``ireec_runtime.h`` and
+``ireec_gpu_ukernel.h``.
 
 Execution model, as IREE's LLVMGPU pipeline maps it: the dispatch's workgroup count is the
 grid and its workgroup size the block; one CUDA block runs one workgroup, ``blockIdx.x/y/z``
@@ -17,7 +18,7 @@ dispatch kind (:meth:`CUDATarget.gpu_kernel_config`, applied by
 data: warp size, block size, ``threadIdx.x``, ``__syncthreads()``, ``__shfl_down_sync``,
 ``__shared__`` and its limit) maps the workgroup body onto the block: independent loops
 block-stride over the threads, row reductions a warp per row with ``__shfl_down_sync``, folds into one element over the whole
-block, matmuls through the micro-kernels ``ireec_gpu_matmul_<type>`` of ireec_runtime.h
+block, matmuls through the micro-kernels ``ireec_gpu_matmul_<type>`` of ireec_gpu_ukernel.h
 (``iree-codegen-gpu-lower-to-ukernels``). Arithmetic contracts into FMA by default
 (``-fmad=true``, as the C targets' ``-ffp-contract=fast``); under ``--strict-fp``
 (``-fmad=false``) element-wise arithmetic rounds as the ``c`` target's does, while the matmul
@@ -62,7 +63,7 @@ BLOCK_ROW = 4 * MAX_THREADS
 #: Elements of the innermost dim one elementwise workgroup covers (4 per thread).
 ELEMENTWISE_TILE = 4 * MAX_THREADS
 #: Output tile (M, N) of one block of the matmul micro-kernels ``ireec_gpu_matmul_<type>``
-#: (ireec_runtime.h: 256 threads each computing an 8x8 register block, K in steps of 8).
+#: (ireec_gpu_ukernel.h: 256 threads each computing an 8x8 register block, K in steps of 8).
 MATMUL_TILE = (128, 128)
 MATMUL_THREADS = 256
 #: Shared memory of ``ireec_gpu_matmul_<type>`` (two buffers of A and B slabs, 8 x 132 floats
@@ -276,6 +277,11 @@ class CUDATarget(CTarget):
     def file_names(self, mod: str) -> Dict[str, str]:
         return {"module.h.j2": f"{mod}.h", "module.cu.j2": f"{mod}.cu",
                 "kernels.h.j2": f"{mod}_kernels.h", "kernels.cu.j2": f"{mod}_kernels.cu"}
+
+    def runtime_headers(self, common: dict) -> List[str]:
+        """Those of the C targets plus ``ireec_gpu_ukernel.h``, the device micro-kernels
+        (``ireec_gpu_matmul_<type>``) that ireec_runtime.h includes under CUDA."""
+        return super().runtime_headers(common) + ["ireec_gpu_ukernel.h"]
 
     def context(self, common: dict) -> dict:
         """Adds per kernel the launch grid (``launch_grid``, :meth:`grid_for`; ``grid_stride``

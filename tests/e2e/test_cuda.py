@@ -1,5 +1,5 @@
 """Target ``cuda``: the generated CUDA sources compile with nvcc on any machine that has it
-(compile only, warnings as errors, with only ``ireec_runtime.h`` beside them), ``ireec build
+(compile only, warnings as errors, with only the runtime headers beside them), ``ireec build
 --target=cuda`` links a library whose reflection loads without a GPU, and, on a machine with
 an NVIDIA GPU (tests marked ``gpu``), the seeds, the models and the corpus run on the GPU and
 match numpy / their expected outputs.
@@ -27,7 +27,7 @@ import pytest
 import ireec
 from ireec.compiler import compile_file
 from ireec.runtime.loader import StatusError
-from ireec.runtime.build import RUNTIME_HEADER, build_shared_library
+from ireec.runtime.build import GPU_UKERNEL_HEADER, RUNTIME_HEADER, build_shared_library
 from ireec.targets import get_target, register_target, target_names, unregister_target
 from ireec.targets.c import CTarget
 from ireec.targets.cuda import gpu_visible
@@ -76,7 +76,7 @@ def _check_sources_compile(path: Path, out: Path) -> None:
     files = _write_vmc(path, out)
     mod = next(n[:-3] for n in files if n.endswith(".cu") and not n.endswith("_kernels.cu"))
     assert sorted(files) == sorted([f"{mod}.h", f"{mod}.cu", f"{mod}_kernels.h", f"{mod}_kernels.cu",
-                                    RUNTIME_HEADER])
+                                    RUNTIME_HEADER, GPU_UKERNEL_HEADER])
     errors = _nvcc_check(out)
     assert not errors, "\n".join(errors)
 
@@ -85,7 +85,7 @@ def _check_sources_compile(path: Path, out: Path) -> None:
 @needs_nvcc
 @pytest.mark.parametrize("path", SEEDS, ids=[p.stem for p in SEEDS])
 def test_seed_sources_compile_with_nvcc(path, tmp_path):
-    """The vm-c sources of a seed compile on their own (only ireec_runtime.h beside them)."""
+    """The vm-c sources of a seed compile on their own (only the runtime headers beside them)."""
     _check_sources_compile(path, tmp_path)
 
 
@@ -292,8 +292,11 @@ def test_workgroups_run_on_a_block_of_threads(tmp_path):
     small.write_text(total.read_text().replace("1000xf32", "5xf32"))
     red = compile_file(str(small), target="cuda").files["small_kernels.cu"]
     assert "threadIdx" not in red and "dim3(1, 1, 1), 0, stream>>>" in red
-    c = compile_file(str(INPUTS / "add.mlir"), target="c").files["add_kernels.c"]
+    files = compile_file(str(INPUTS / "add.mlir"), target="c").files
+    c = files["add_kernels.c"]
     assert "threadIdx" not in c and "__syncthreads" not in c
+    # the device micro-kernels ship with the cuda target's outputs only
+    assert GPU_UKERNEL_HEADER not in files and "ireec_gpu_matmul" not in files[RUNTIME_HEADER]
 
 
 # --------------------------------------------------------------------------- CPU emulation

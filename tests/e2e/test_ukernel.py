@@ -12,6 +12,7 @@ import pytest
 import ireec
 from ireec.compiler import compile_source as compile_to_c
 from ireec.targets import get_target
+from ireec.targets.c import UKERNEL_HEADERS
 
 from .common import run_cli
 
@@ -132,6 +133,8 @@ def test_batch_matmul_through_the_ukernel():
     from .test_fusion_tiling import BATCH_MATMUL
     out = compile_to_c(BATCH_MATMUL, "t.mlir", target="c")
     assert "ireec_uk_sgemm" in out.files["t_kernels.c"] and "ireec_ukernel.h" in out.files
+    # the umbrella header the kernels include and the family headers it includes
+    assert all(name in out.files for name in UKERNEL_HEADERS)
     r = np.random.default_rng(2)
     a = r.standard_normal((3, 67, 17)).astype(np.float32)
     b = r.standard_normal((3, 17, 71)).astype(np.float32)
@@ -142,7 +145,8 @@ def test_batch_matmul_through_the_ukernel():
 def test_other_element_types_keep_the_loops():
     src = _matmul_src(9, 10, 11, "nn").replace("f32", "f64")
     out = compile_to_c(src, "t.mlir", target="c")
-    assert "ireec_uk_" not in out.files["t_kernels.c"] and "ireec_ukernel.h" not in out.files
+    assert "ireec_uk_" not in out.files["t_kernels.c"]
+    assert not any(name in out.files for name in UKERNEL_HEADERS)
     r = np.random.default_rng(3)
     a, b = r.standard_normal((9, 11)), r.standard_normal((11, 10))
     np.testing.assert_allclose(ireec.compile_source(src, target="c").f(a, b), a @ b, rtol=1e-12)
@@ -195,7 +199,7 @@ def test_kernels_carry_an_avx512_clone(tmp_path):
     out = compile_to_c(_matmul_src(64, 64, 64, "nn"), "t.mlir", target="openmp")
     text = out.files["t_kernels.c"]
     assert 'target_clones("arch=x86-64-v4", "avx2", "default")' in text
-    header = out.files["ireec_ukernel.h"]
+    header = out.files["ireec_ukernel_sgemm.h"]
     assert '__builtin_cpu_supports("avx512f")' in header and "ireec_uk_sgemm_tile_8x32" in header
 
 

@@ -361,7 +361,10 @@ def test_header_is_the_packaged_one():
 def test_header_includes_only_allowed_headers():
     text = HEADER_PATH.read_text()
     includes = set(re.findall(r'#\s*include\s*[<"]([^>"]+)[>"]', text))
-    assert includes == {"stdint.h", "stddef.h", "math.h", "string.h"}
+    # and, under CUDA only, the cuda target's device micro-kernels
+    assert includes == {"stdint.h", "stddef.h", "math.h", "string.h", "ireec_gpu_ukernel.h"}
+    assert ('#if defined(__CUDACC__) || defined(IREEC_CUDA_EMULATION)\n'
+            '#include "ireec_gpu_ukernel.h"\n#endif') in text
     assert "#ifndef IREEC_RUNTIME_H_" in text and "#define IREEC_ABI_VERSION 4" in text
 
 
@@ -396,6 +399,8 @@ def test_header_compiles_as_cpp(tmp_path):
                     reason="nvcc not installed (compile-only check)")
 def test_header_compiles_under_nvcc(tmp_path):
     (tmp_path / "ireec_runtime.h").write_text(runtime_header_text())
+    # included by ireec_runtime.h under nvcc: the device micro-kernels compile too
+    (tmp_path / "ireec_gpu_ukernel.h").write_text(runtime_header_text("ireec_gpu_ukernel.h"))
     (tmp_path / "k.cu").write_text(USE_HEADER + """
 __global__ void k(const float *a, float *b, int *c) {
   b[0] = ireec_maximumf(a[0], a[1]) + ireec_roundevenf(a[2]) +

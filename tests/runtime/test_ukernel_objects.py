@@ -61,3 +61,30 @@ def test_other_flags_get_their_own_object(tmp_path, monkeypatch):
     _matmul(tmp_path / "a", monkeypatch, cache)
     _matmul(tmp_path / "b", monkeypatch, cache, CFLAGS="-O2")
     assert len(list((cache / "ukernels").glob("ireec_uk_sgemm-*.o"))) == 2
+
+
+def test_family_object_compiles_its_own_header(tmp_path, monkeypatch):
+    """Each family's object is its header alone, keyed by that header and the common one:
+    the module ships them all (ireec_ukernel.h includes the family headers)."""
+    out = compile_file(str(INPUTS / "matmul_128.mlir"), target="c")
+    assert all(name in out.files for name in ukernel_objects.HEADERS)
+    assert ukernel_objects.library_source("sgemm")[1] == '#include "ireec_ukernel_sgemm.h"\n'
+    monkeypatch.setenv("IREEC_CACHE_DIR", str(tmp_path / "cache"))
+    files = dict(out.files)
+    _, [(_, key)] = ukernel_objects.plan_objects(files, ["cc"], ["-O2"])
+    files["ireec_ukernel_dwconv.h"] += "\n"
+    assert ukernel_objects.plan_objects(files, ["cc"], ["-O2"])[1][0][1] == key
+    files["ireec_ukernel_common.h"] += "\n"
+    assert ukernel_objects.plan_objects(files, ["cc"], ["-O2"])[1][0][1] != key
+
+
+def test_missing_runtime_headers_are_added(tmp_path):
+    """Sources given without the runtime headers get them from the package: the micro-kernel
+    family headers with ireec_ukernel.h, the device micro-kernels with a .cu source only."""
+    from ireec.runtime.build import with_runtime_headers
+
+    c = with_runtime_headers({"m.c": "", "ireec_ukernel.h": "/* */"})
+    assert sorted(c) == sorted(["m.c", "ireec_runtime.h", *ukernel_objects.HEADERS])
+    assert c["ireec_ukernel.h"] == "/* */"
+    cu = with_runtime_headers({"m.cu": ""})
+    assert sorted(cu) == ["ireec_gpu_ukernel.h", "ireec_runtime.h", "m.cu"]

@@ -207,9 +207,10 @@ def test_ukernel_lowering_config(tmp_path, capsys):
     assert f"memref<{UK.work_floats(64, 80, 70)}xf32>" in out
     # The C header's macro and the compiler's formula agree.
     from ireec.targets.c import runtime_header
-    assert "((kc) * ((nc) + IREEC_UK_SGEMM_MAX_NR) + (kc) * ((mc) + IREEC_UK_SGEMM_MAX_MR) + 32)" in runtime_header("ireec_ukernel.h")
-    assert f"#define IREEC_UK_SGEMM_MAX_MR {UK.MAX_MR}" in runtime_header("ireec_ukernel.h")
-    assert f"#define IREEC_UK_SGEMM_MAX_NR {UK.MAX_NR}" in runtime_header("ireec_ukernel.h")
+    sgemm = runtime_header("ireec_ukernel_sgemm.h")
+    assert "((kc) * ((nc) + IREEC_UK_SGEMM_MAX_NR) + (kc) * ((mc) + IREEC_UK_SGEMM_MAX_MR) + 32)" in sgemm
+    assert f"#define IREEC_UK_SGEMM_MAX_MR {UK.MAX_MR}" in sgemm
+    assert f"#define IREEC_UK_SGEMM_MAX_NR {UK.MAX_NR}" in sgemm
 
 
 def test_ukernel_not_used_for_other_types_or_cuda():
