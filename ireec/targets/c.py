@@ -60,6 +60,13 @@ def _env(root=None) -> jinja2.Environment:
                               trim_blocks=False, lstrip_blocks=False, autoescape=False)
 
 
+def _callees(funcs: List[Operation], kind: str) -> List[str]:
+    """The callees of the ``emitc.call_opaque`` ops of the ``emitc.func`` ops of ``kind``
+    (``kernel`` or ``host``) among ``funcs``."""
+    return [op.attributes["callee"].value for f in funcs if f.attributes["kind"].value == kind
+            for op in f.walk() if op.name == "emitc.call_opaque"]
+
+
 def _tensor_info(name: str, t: T.TensorType) -> dict:
     return {"name": name, "type_name": str(t.element_type), "element_type": f"0x{element_type_code(t.element_type):08X}",
             "rank": t.rank, "shape": list(t.shape), "byte_size": t.num_elements * T.storage_bytes(t.element_type),
@@ -342,7 +349,7 @@ class CTarget(Target):
         kernels = [self.kernel_fields(f, mod, lines) for f in funcs if f.attributes["kind"].value == "kernel"]
         functions = [self.function_fields(f, mod, static) for f in funcs if f.attributes["kind"].value != "kernel"]
         for fn in functions:
-            fn["body"] = _print_as_static(fn.pop("op"), fn["c_name"] + "_impl")
+            fn["body"] = _print_as_static(fn["op"], fn["c_name"] + "_impl")
         pool = memoryview(getattr(module, "resources", {}).get("__ireec_constant_pool", b""))[4:]
         state = getattr(module, "resources", {}).get("__ireec_global_state", b"")[4:]
         mode = constants_mode(ctx.options.get("constants"), len(pool), binary_ok=self.binary_constants)
@@ -361,7 +368,7 @@ class CTarget(Target):
                   **template_fields(mode, pool),
                   "global_state_size": len(state), "global_state_text": hex_rows(state),
                   "preamble": self.kernel_preamble(),
-                  "ukernels": any("ireec_uk_" in k["body"] for k in kernels)}
+                  "ukernels": any(callee.startswith("ireec_uk_") for callee in _callees(funcs, "kernel"))}
         common = self.context(common)
         files: Dict[str, Union[str, bytes]] = {}
         names = dict(self.file_names(mod))

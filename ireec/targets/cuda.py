@@ -300,7 +300,9 @@ class CUDATarget(CTarget):
                                        f"limit on axis {'xyz'[axis]} ({limit})")
             k["block_ids"] = [f"(int64_t)blockIdx.{a}" if c > 1 else "0" for a, c in zip("xyz", wg)]
             k["grid_stride"] = list(grid) != list(wg)
-        common["uses_copy"] = any("ireec_cuda_copy(" in fn["body"] for fn in common["functions"])
+        copy = self.host_copy("", "", "")[0]
+        common["uses_copy"] = any(op.name == "emitc.call_opaque" and op.attributes["callee"].value == copy
+                                  for fn in common["functions"] for op in fn["op"].walk())
         for fn in common["functions"]:
             n = len(fn["tensors"])
             # Tensors, then (dynamic functions) their extents and result shape arrays; the
