@@ -222,7 +222,7 @@ def _parse_composite(p, name, loc):
     ft = parse_fn_type(p)
     for v in _resolve_fn(p, refs, ft, loc):
         op._append_operand(v)
-    from ..ir.core import OpResult
+    from ...ir.core import OpResult
 
     op.results = [OpResult(t, op, i) for i, t in enumerate(ft.results)]
     op.attributes = sorted_attrs(attrs)
