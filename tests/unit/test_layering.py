@@ -266,3 +266,19 @@ def test_no_regular_expressions_over_c_text_outside_the_printer(folder):
                 offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert not offenders, ("modules that render or rewrite C read its text with regular expressions "
                            "(do it on the emitc IR, or in ireec/emitc): " + ", ".join(offenders))
+
+
+def test_every_relative_import_names_a_module_of_the_package():
+    """A relative import (nested ones included) names an existing module or package: moving a
+    module one folder deeper must not leave an import inside a function pointing nowhere."""
+    bad = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        package = parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[: len(package) - node.level + 1]
+                target = PACKAGE.parent.joinpath(*base, *(node.module.split(".") if node.module else []))
+                if not (target.with_suffix(".py").is_file() or (target / "__init__.py").is_file()):
+                    bad.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {'.' * node.level}{node.module or ''}")
+    assert not bad, "relative imports of missing modules:\n" + "\n".join(bad)
