@@ -200,6 +200,13 @@ def _safe_divisor(op: Operation, st: T.Type) -> str:
     return f"(({{1}} == 0 || ({{0}} == {int_min} && {{1}} == -1)) ? ({{S}})1 : {{1}})"
 
 
+def accumulation_expression(name: str) -> str:
+    """The C template of float op ``name`` (``arith.addf``, ``arith.mulf``) left in its
+    ``float`` register, not rounded to a narrow result type: the step of a reduction that
+    accumulates f16/bf16 values in f32 (``iree-llvmcpu-reassociate-fp-reductions``)."""
+    return BINARY[name]
+
+
 def c_expression(op: Operation) -> str:
     """The C expression template of a scalar arith/math op; CompileError if unsupported."""
     name = op.name

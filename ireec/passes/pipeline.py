@@ -49,6 +49,7 @@ from .input.legalize_chlo import LegalizeChloPass
 from .input.map_dynamic_dims import MapDynamicDimsPass
 from .input.stablehlo_canonicalize_dynamism import StableHloCanonicalizeDynamismPass
 from .input.stablehlo_refine_shapes import StableHloRefineShapesPass
+from .input.unroll_slicing_host_loops import UnrollSlicingHostLoopsPass
 from .pass_base import Pass
 from .stream.schedule_allocation import ScheduleAllocationPass
 from .vm.check_memory_budgets import CheckMemoryBudgetsPass
@@ -76,6 +77,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("input", ConvertStableHloToLinalgPass, "StableHLO becomes linalg/tensor/arith (scf for while/if/case)"),
     ("input", ConvertTosaToLinalgPass, "TOSA becomes linalg/tensor/arith (scf for while_loop/cond_if)"),
     ("input", ConvertElementwiseToLinalgPass, "tensor-level arith/math become linalg.generic, so every computation is a structured op"),
+    ("input", UnrollSlicingHostLoopsPass, "host loops with constant bounds that slice tensors at offsets computed from the induction variable (a recurrent network's ONNX export) are unrolled, so every slice has constant offsets"),
     ("input", CanonicalizePass, "fold casts and refine dynamic shapes the constants make static"),
     ("input", DecomposePackUnPackPass, "pack/unpack become generic copies with (un)tiling maps (shapes are static by now)"),
     ("input", DecomposeTensorConcatPass, "concat becomes empty + insert_slice, which dispatches already handle"),

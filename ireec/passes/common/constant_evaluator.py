@@ -77,6 +77,16 @@ def eval_dtype(t: T.Type) -> np.dtype:
     raise Unsupported(f"element type {t}")
 
 
+def accumulator_dtype(t: T.Type) -> np.dtype:
+    """numpy dtype a reduction into elements of type ``t`` accumulates in: float32 for the
+    16-bit floats (f16, bf16), whose own spacing would stop a long sum (4096 x 0.001 in f16
+    stalls at 4: beyond it an addend is below half a unit in the last place), as IREE's
+    vectorised partial sums and the kernels' f32 accumulators
+    (``iree-llvmcpu-reassociate-fp-reductions``) do not; :func:`eval_dtype` otherwise."""
+    dt = eval_dtype(t)
+    return np.dtype(np.float32) if isinstance(t, T.FloatType) and t.name in ("f16", "bf16") else dt
+
+
 def element_type(t: T.Type) -> T.Type:
     """The element type of a shaped type, ``t`` itself for a scalar."""
     return t.element_type if isinstance(t, T.ShapedType) else t
@@ -295,14 +305,14 @@ SCALAR_OPS.update({f"arith.{k}": _cast(k) for k in (
     "index_cast", "index_castui", "bitcast")})
 
 
-def eval_scalar_op(op: Operation, args: Sequence[np.ndarray]) -> np.ndarray:
+def eval_scalar_op(op: Operation, args: Sequence[np.ndarray], dtype: Optional[np.dtype] = None) -> np.ndarray:
     """Apply scalar arith/math ``op`` elementwise to ``args`` (evaluation dtypes, broadcasting)
-    and return the result in the evaluation dtype of its result type. Unsupported on an op
-    outside :data:`SCALAR_OPS`."""
+    and return the result in the evaluation dtype of its result type (``dtype`` instead when
+    given: a reduction's wider accumulator). Unsupported on an op outside :data:`SCALAR_OPS`."""
     fn = SCALAR_OPS.get(op.name)
     if fn is None or len(op.results) != 1:
         raise Unsupported(f"payload op '{op.name}'")
-    dt = eval_dtype(op.results[0].type)
+    dt = dtype if dtype is not None else eval_dtype(op.results[0].type)
     with np.errstate(all="ignore"):
         r = np.asarray(fn(op, *args))
         if r.dtype != dt:
@@ -360,9 +370,30 @@ def _view(arr: np.ndarray, m: AffineMap, order: Sequence[int], ranges: Sequence[
     return arr[tuple(np.broadcast_to(i, shape) for i in idx)]
 
 
-def _eval_payload(block, env: Dict[Value, np.ndarray], consts: Callable[[Value], np.ndarray]) -> List[np.ndarray]:
+#: Combining ops whose result a reduction keeps in its accumulator dtype (no rounding to a
+#: 16-bit float per step), as the kernels' ``iree-llvmcpu-reassociate-fp-reductions`` does.
+ACCUMULATING_OPS = ("arith.addf", "arith.mulf")
+
+
+def _accumulating(block, n_in: int) -> Dict[Operation, np.dtype]:
+    """{payload op: accumulator dtype} of the ops of ``block`` that combine an output's block
+    argument into the value yielded for it, for outputs of 16-bit float types."""
+    out = {}
+    yields = [o for o in block.ops if o.name == "linalg.yield"]
+    for arg, v in zip(block.args[n_in:], yields[0].operands if yields else ()):
+        op = v.owner
+        dt = accumulator_dtype(arg.type)
+        if (isinstance(op, Operation) and op.name in ACCUMULATING_OPS and arg in op.operands
+                and dt != eval_dtype(arg.type)):
+            out[op] = dt
+    return out
+
+
+def _eval_payload(block, env: Dict[Value, np.ndarray], consts: Callable[[Value], np.ndarray],
+                  wide: Optional[Dict[Operation, np.dtype]] = None) -> List[np.ndarray]:
     """Interpret the payload ``block`` with block arguments bound in ``env``; values defined
-    outside come from ``consts``. Returns the yielded arrays."""
+    outside come from ``consts``; the ops of ``wide`` compute in the dtype it gives them.
+    Returns the yielded arrays."""
     for op in block.ops:
         if op.name == "linalg.yield":
             return [env[v] if v in env else consts(v) for v in op.operands]
@@ -389,7 +420,7 @@ def _eval_payload(block, env: Dict[Value, np.ndarray], consts: Callable[[Value],
         if any(isinstance(v.type, T.ShapedType) for v in op.operands):
             raise Unsupported(f"payload op '{op.name}' on a tensor")
         args = [env[v] if v in env else consts(v) for v in op.operands]
-        env[op.results[0]] = eval_scalar_op(op, args)
+        env[op.results[0]] = eval_scalar_op(op, args, (wide or {}).get(op))
     raise Unsupported("payload without linalg.yield")
 
 
@@ -434,6 +465,11 @@ def eval_structured(op: Operation, operands: Sequence[Optional[np.ndarray]],
         if any(isinstance(r, AffineDim) and r.pos in red for r in m.results):
             raise Unsupported("output indexed by a reduction dim")
         accs.append(None if a is None else np.array(_view(a, m, par, ranges)))
+    # Reductions accumulate 16-bit floats in float32, rounded once at the end.
+    combining = _accumulating(block, n_in) if red else {}
+    wide = [accumulator_dtype(t.element_type) if red and any(a in o.operands for o in combining) else
+            eval_dtype(t.element_type) for t, a in zip(outs_t, block.args[n_in:])]
+    accs = [None if a is None else a.astype(w) for a, w in zip(accs, wide)]
     index_grids = {}
     for axis, d in enumerate(par):
         g = [1] * len(par)
@@ -452,9 +488,9 @@ def eval_structured(op: Operation, operands: Sequence[Optional[np.ndarray]],
             env[("index", d)] = index_grids[d]
         for d, i in zip(red, r):
             env[("index", d)] = np.array(i, np.int64)
-        ys = _eval_payload(block, env, consts)
-        accs = [np.broadcast_to(y, pshape).astype(eval_dtype(t.element_type)) for y, t in zip(ys, outs_t)]
-    return [_write_output(acc, a, m, t, ranges, par)
+        ys = _eval_payload(block, env, consts, combining)
+        accs = [np.broadcast_to(y, pshape).astype(w) for y, w in zip(ys, wide)]
+    return [_write_output(acc.astype(eval_dtype(t.element_type)), a, m, t, ranges, par)
             for acc, a, m, t in zip(accs, operands[n_in:], maps[n_in:], outs_t)]
 
 

@@ -22,7 +22,7 @@ Ops refined: the elementwise ops (unary, binary, ``compare``, ``select``, ``clam
 ``convert``, same-width ``bitcast_convert``...), ``dot``, ``dot_general``, ``reduce``,
 ``broadcast_in_dim``, ``broadcast``, ``reshape``, ``transpose``, ``reverse``,
 ``concatenate``, ``slice``, ``pad``, ``dynamic_slice``, ``dynamic_update_slice``, ``sort``,
-``optimization_barrier``. Ops nested in the scalar bodies of reduce-like ops are left alone
+``optimization_barrier``, ``scatter`` (a dynamic number of updates made static). Ops nested in the scalar bodies of reduce-like ops are left alone
 (their values are rank-0). Dynamic function arguments stay dynamic: nothing here makes
 them static, and the StableHLO conversion reports them.
 """
@@ -129,6 +129,12 @@ def _bitcast_convert(op: Operation, shapes):
 
 def _same_as_first(op: Operation, shapes):
     return None if shapes[0] is None else [shapes[0]]
+
+
+def _scattered_inputs(op: Operation, shapes):
+    """``scatter``: each result has the shape of the input it updates (the leading operands;
+    the indices and updates may be refined too, the results do not depend on them)."""
+    return list(shapes[:len(op.results)])
 
 
 def _each_operand(op: Operation, shapes):
@@ -272,6 +278,7 @@ RULES.update({
     "stablehlo.dynamic_slice": _dynamic_slice,
     "stablehlo.dynamic_update_slice": _same_as_first,
     "stablehlo.sort": _each_operand,
+    "stablehlo.scatter": _scattered_inputs,
     "stablehlo.optimization_barrier": _each_operand,
 })
 
