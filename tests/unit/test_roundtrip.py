@@ -86,6 +86,7 @@ def test_print_parse_is_fixed_point(path):
     if status == "pass":
         assert failure is None, f"{rel(path)} is pass in {STATUS_FILE.name} but fails: {failure}"
         return
+    assert reason.strip(), f"the fail row of {rel(path)} in {STATUS_FILE.name} gives no reason"
     assert failure is not None, (f"{rel(path)} is fail in {STATUS_FILE.name} ({reason}) but "
                                  f"now passes: make its row pass")
     assert error in failure, (f"{rel(path)} is expected to fail with '{error}' "
@@ -94,12 +95,12 @@ def test_print_parse_is_fixed_point(path):
 
 
 def status_row(path: Path, failure: Optional[str]) -> str:
-    """The status table row of ``path`` for its outcome today (a ``fail`` row's reason is
-    left for a person to write)."""
+    """The status table row of ``path`` for its outcome today. A ``fail`` row's reason cell
+    is empty: whoever adds the row writes why (the test refuses a fail row without one)."""
     if failure is None:
         return f"| `{rel(path)}` | pass | | |"
     error = re.split(r"[|`]", failure)[0].strip()  # a table cell holds neither
-    return f"| `{rel(path)}` | fail | `{error}` | TODO: why |"
+    return f"| `{rel(path)}` | fail | `{error}` | |"
 
 
 def main(argv: List[str]) -> int:
