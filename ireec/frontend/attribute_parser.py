@@ -309,23 +309,8 @@ class AttributeParser(TypeParser):
     def parse_affine_map(self) -> AffineMap:
         names: Dict[str, AffineDim | AffineSymbol] = {}
         self.expect("(")
-        nd = 0
-        if not self.try_punct(")"):
-            while True:
-                names[self.parse_bare_id("dim name")] = AffineDim(nd)
-                nd += 1
-                if not self.try_punct(","):
-                    break
-            self.expect(")")
-        ns = 0
-        if self.try_punct("["):
-            if not self.try_punct("]"):
-                while True:
-                    names[self.parse_bare_id("symbol name")] = AffineSymbol(ns)
-                    ns += 1
-                    if not self.try_punct(","):
-                        break
-                self.expect("]")
+        nd = self._bind_names(names, ")", "dim name", AffineDim)
+        ns = self._bind_names(names, "]", "symbol name", AffineSymbol) if self.try_punct("[") else 0
         self.expect("->")
         self.expect("(")
         results = []
@@ -335,6 +320,21 @@ class AttributeParser(TypeParser):
                 results.append(self._affine_expr(names))
             self.expect(")")
         return AffineMap(nd, ns, tuple(results))
+
+    def _bind_names(self, names: Dict[str, "AffineDim | AffineSymbol"], close: str, what: str,
+                    make) -> int:
+        """Read a comma-separated list of bare names up to ``close`` (the opening bracket is
+        already read), binding the i-th to ``make(i)`` in ``names``; returns the count."""
+        n = 0
+        if self.try_punct(close):
+            return 0
+        while True:
+            names[self.parse_bare_id(what)] = make(n)
+            n += 1
+            if not self.try_punct(","):
+                break
+        self.expect(close)
+        return n
 
     def _affine_expr(self, names):
         e = self._affine_term(names)
