@@ -95,6 +95,91 @@ def test_pooling_nchw_max():
     assert list(body.ops[0].operands) == [body.args[2], body.args[0]]
 
 
+#: Every quantized named op of upstream's OpDSL (core_named_ops.py): operand types (input,
+#: filter, output; the zero points are i32 scalars), window attributes and the indexing maps of
+#: input, filter and output mlir-opt --linalg-generalize-named-ops prints (the zero points'
+#: maps are ``() -> ()`` over the loops).
+_WIN2 = "{dilations = dense<[1, 2]> : vector<2xi64>, strides = dense<[2, 1]> : vector<2xi64>}"
+QUANTIZED = {
+    "quantized_matmul": ("4x8", "8x16", "4x16", "", 2,
+                         ["(d0, d2)", "(d2, d1)", "(d0, d1)"]),
+    "quantized_batch_matmul": ("2x4x8", "2x8x16", "2x4x16", "", 3,
+                               ["(d0, d1, d3)", "(d0, d3, d2)", "(d0, d1, d2)"]),
+    "conv_2d_nhwc_hwcf_q": ("1x9x9x3", "3x2x3x5", "1x4x7x5", _WIN2, 4,
+                            ["(d0, d1 * 2 + d4, d2 + d5 * 2, d6)", "(d4, d5, d6, d3)",
+                             "(d0, d1, d2, d3)"]),
+    "conv_2d_nhwc_fhwc_q": ("1x9x9x3", "5x3x2x3", "1x4x7x5", _WIN2, 4,
+                            ["(d0, d1 * 2 + d4, d2 + d5 * 2, d6)", "(d3, d4, d5, d6)",
+                             "(d0, d1, d2, d3)"]),
+    "conv_2d_nchw_fchw_q": ("1x3x9x9", "5x3x3x2", "1x5x4x7", _WIN2, 4,
+                            ["(d0, d4, d2 * 2 + d5, d3 + d6 * 2)", "(d1, d4, d5, d6)",
+                             "(d0, d1, d2, d3)"]),
+    "conv_3d_ndhwc_dhwcf_q": ("1x9x9x9x3", "3x2x2x3x5", "1x4x7x8x5",
+                              "{dilations = dense<[1, 2, 1]> : vector<3xi64>, "
+                              "strides = dense<[2, 1, 1]> : vector<3xi64>}", 5,
+                              ["(d0, d1 * 2 + d5, d2 + d6 * 2, d3 + d7, d8)",
+                               "(d5, d6, d7, d8, d4)", "(d0, d1, d2, d3, d4)"]),
+    "depthwise_conv_2d_nhwc_hwc_q": ("1x9x9x3", "3x2x3", "1x4x7x3", _WIN2, 4,
+                                     ["(d0, d1 * 2 + d4, d2 + d5 * 2, d3)", "(d4, d5, d3)",
+                                      "(d0, d1, d2, d3)"]),
+    "depthwise_conv_2d_nhwc_hwcm_q": ("1x9x9x3", "3x2x3x2", "1x4x7x3x2", _WIN2, 5,
+                                      ["(d0, d1 * 2 + d5, d2 + d6 * 2, d3)", "(d5, d6, d3, d4)",
+                                       "(d0, d1, d2, d3, d4)"]),
+}
+
+
+def _quantized_op(name: str) -> tuple:
+    i, k, o, attrs, _, _ = QUANTIZED[name]
+    it, kt, ot = f"tensor<{i}xi8>", f"tensor<{k}xi8>", f"tensor<{o}xi32>"
+    return (f"%i: {it}, %k: {kt}, %izp: i32, %kzp: i32, %o: {ot}",
+            f"%0 = linalg.{name} {attrs} ins(%i, %k, %izp, %kzp : {it}, {kt}, i32, i32) "
+            f"outs(%o : {ot}) -> {ot}")
+
+
+def test_every_quantized_named_op_is_listed():
+    from ireec.dialects.linalg import NAMED_SPECS
+    assert set(QUANTIZED) == {n for n, s in NAMED_SPECS.items() if s.body == "qmac"}
+
+
+@pytest.mark.parametrize("name", sorted(QUANTIZED))
+def test_quantized_named_op(name):
+    """Upstream's maps and iterators; the payload subtracts each zero point from its
+    sign-extended operand, multiplies and accumulates: extsi, subi, extsi, subi, muli, addi."""
+    _, _, _, _, n_par, maps = QUANTIZED[name]
+    g = generalized(*_quantized_op(name))
+    got = maps_str(g)
+    n = len(iterator_types(g))
+    dims = ", ".join(f"d{i}" for i in range(n))
+    assert got == [f"({dims}) -> {m}" for m in maps[:2]] + [f"({dims}) -> ()"] * 2 + [
+        f"({dims}) -> {maps[2]}"]
+    assert iterator_types(g) == ["parallel"] * n_par + ["reduction"] * (n - n_par)
+    body = g.body
+    assert [o.name for o in body.ops] == ["arith.extsi", "arith.subi", "arith.extsi", "arith.subi",
+                                          "arith.muli", "arith.addi", "linalg.yield"]
+    a, b, azp, bzp, acc = body.args
+    ext_a, sub_a, ext_b, sub_b, mul, add, _ = body.ops
+    assert list(sub_a.operands) == [ext_a.results[0], azp]
+    assert list(sub_b.operands) == [ext_b.results[0], bzp]
+    assert list(add.operands) == [acc, mul.results[0]]
+    assert "strides" not in g.attributes and "dilations" not in g.attributes
+
+
+@pytest.mark.parametrize("name", ["conv_2d_nchw_fchw_q", "quantized_matmul"])
+def test_quantized_named_op_in_generic_form(name):
+    """The generic form (``"linalg.conv_2d_nchw_fchw_q"(...) ({...})``, as exporters may print
+    it) is the same structured op: it verifies, and generalizes to the same generic."""
+    from ireec.dialects.linalg import is_named_structured
+    from ireec.ir.verifier import verify
+    m, _ = one_op(*_quantized_op(name))
+    text = print_module(m, generic=True)
+    assert f'"linalg.{name}"(' in text
+    m2 = parse_source(text)
+    verify(m2)
+    op = m2.body.ops[0].body.ops[0]
+    assert op.name == f"linalg.{name}" and is_named_structured(op)
+    assert maps_str(generalize(op)) == maps_str(generalized(*_quantized_op(name)))
+
+
 def test_transpose_broadcast_fill_memref():
     g = generalized("%a: tensor<2x3x4xf32>, %b: tensor<4x2x3xf32>",
                     "%0 = linalg.transpose ins(%a : tensor<2x3x4xf32>) outs(%b : tensor<4x2x3xf32>) "
