@@ -114,6 +114,12 @@ QUANTIZED = {
     "conv_2d_nchw_fchw_q": ("1x3x9x9", "5x3x3x2", "1x5x4x7", _WIN2, 4,
                             ["(d0, d4, d2 * 2 + d5, d3 + d6 * 2)", "(d1, d4, d5, d6)",
                              "(d0, d1, d2, d3)"]),
+    "conv_2d_ngchw_gfchw_q": ("1x2x3x9x9", "2x4x3x3x2", "1x2x4x4x7", _WIN2, 5,
+                              ["(d0, d1, d5, d3 * 2 + d6, d4 + d7 * 2)", "(d1, d2, d5, d6, d7)",
+                               "(d0, d1, d2, d3, d4)"]),
+    "conv_2d_nhwgc_gfhwc_q": ("1x9x9x2x3", "2x4x3x2x3", "1x4x7x2x4", _WIN2, 5,
+                              ["(d0, d1 * 2 + d5, d2 + d6 * 2, d3, d7)", "(d3, d4, d5, d6, d7)",
+                               "(d0, d1, d2, d3, d4)"]),
     "conv_3d_ndhwc_dhwcf_q": ("1x9x9x9x3", "3x2x2x3x5", "1x4x7x8x5",
                               "{dilations = dense<[1, 2, 1]> : vector<3xi64>, "
                               "strides = dense<[2, 1, 1]> : vector<3xi64>}", 5,
@@ -134,6 +140,23 @@ def _quantized_op(name: str) -> tuple:
     return (f"%i: {it}, %k: {kt}, %izp: i32, %kzp: i32, %o: {ot}",
             f"%0 = linalg.{name} {attrs} ins(%i, %k, %izp, %kzp : {it}, {kt}, i32, i32) "
             f"outs(%o : {ot}) -> {ot}")
+
+
+@pytest.mark.parametrize("name,it,kt,ot,maps", [
+    ("conv_2d_ngchw_gfchw", "1x2x3x9x9", "2x4x3x3x2", "1x2x4x4x7",
+     ["(d0, d1, d5, d3 * 2 + d6, d4 + d7 * 2)", "(d1, d2, d5, d6, d7)", "(d0, d1, d2, d3, d4)"]),
+    ("conv_2d_nhwgc_gfhwc", "1x9x9x2x3", "2x4x3x2x3", "1x4x7x2x4",
+     ["(d0, d1 * 2 + d5, d2 + d6 * 2, d3, d7)", "(d3, d4, d5, d6, d7)", "(d0, d1, d2, d3, d4)"]),
+])
+def test_grouped_conv(name, it, kt, ot, maps):
+    """The grouped layouts whose filter leads with the group (upstream OpDSL)."""
+    it, kt, ot = (f"tensor<{t}xf32>" for t in (it, kt, ot))
+    g = generalized(f"%i: {it}, %k: {kt}, %o: {ot}",
+                    f"%0 = linalg.{name} {_WIN2} ins(%i, %k : {it}, {kt}) outs(%o : {ot}) -> {ot}")
+    dims = ", ".join(f"d{i}" for i in range(8))
+    assert maps_str(g) == [f"({dims}) -> {m}" for m in maps]
+    assert iterator_types(g) == ["parallel"] * 5 + ["reduction"] * 3
+    assert [o.name for o in g.body.ops] == ["arith.mulf", "arith.addf", "linalg.yield"]
 
 
 def test_every_quantized_named_op_is_listed():
