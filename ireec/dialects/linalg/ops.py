@@ -14,15 +14,16 @@ from typing import List, Optional
 
 from ...ir import types as T
 from ...ir import verifier as V
-from ...ir.affine import AffineDim
-from ...ir.attributes import AffineMapAttr, ArrayAttr, DenseArrayAttr
+from ...ir.affine import AffineDim, AffineMap, eval_expr
+from ...ir.attributes import AffineMapAttr, ArrayAttr, DenseArrayAttr, DenseElementsAttr
 from ...ir.core import Operation, Value
+from ...ir.diagnostics import CompileError
 from ..registry import register
 from ..syntax import parse_terminator, print_terminator
 from .asm import (_make_identity_op, _parse_generic, _parse_index, _parse_map, _parse_named,
                   _parse_pack, _parse_reduce, _parse_softmax, _print_generic, _print_index,
                   _print_map, _print_named, _print_pack, _print_reduce, _print_softmax)
-from .named import NAMED_OPS, STRUCTURED_OPS, _short
+from .named import NAMED_OPS, NAMED_SPECS, STRUCTURED_OPS, _short
 from .structured import indexing_maps, inputs, iterator_types, outputs
 
 
@@ -62,6 +63,7 @@ def _verify_structured(op: Operation) -> None:
     for v in ins + outs:
         if isinstance(v.type, T.ShapedType) and v.type.shape is None:
             return  # unranked: nothing to check statically
+    _verify_index_attributes(op)
     try:
         maps = indexing_maps(op)
         its = iterator_types(op)
@@ -94,6 +96,8 @@ def _verify_structured(op: Operation) -> None:
             elif sizes[e.pos] != shape[j]:
                 raise V.op_error(op, f"inferred input/output operand #{i} has shape's dimension "
                                      f"#{j} to be {sizes[e.pos]}, but found {shape[j]}")
+    if not distributed and sizes and all(s is not None and s > 0 for s in sizes):
+        _verify_window_bounds(op, maps, sizes)
     tensor_outs = [v for v in outs if isinstance(v.type, T.TensorType)]
     if len(op.results) != len(tensor_outs):
         raise V.op_error(op, f"expected {len(tensor_outs)} results (one per tensor init), but "
@@ -105,6 +109,52 @@ def _verify_structured(op: Operation) -> None:
     if op.name in ("linalg.generic", "linalg.reduce", "linalg.map") or (
             op.regions and op.regions[0].blocks):
         _verify_payload(op, ins, outs)
+
+
+def _verify_index_attributes(op: Operation) -> None:
+    """``strides`` / ``dilations`` of a convolution or pooling op hold one i64 per window dim
+    (OpDSL's ``IndexAttrDef``; the ``verifyIndexingMapRequiredAttributes`` upstream generates
+    for every named op that has them)."""
+    spec = NAMED_SPECS.get(_short(op))
+    if spec is None or not spec.num_windows:
+        return
+    for name in ("strides", "dilations"):
+        a = op.attributes.get(name)
+        if isinstance(a, DenseElementsAttr):
+            et = a.type.element_type
+            if not (isinstance(et, T.IntegerType) and et.width == 64):
+                raise CompileError(f"incorrect element type for index attribute '{name}'",
+                                   V.op_location(op))
+            if tuple(a.type.shape) != (spec.num_windows,):
+                raise CompileError(f"incorrect shape for index attribute '{name}'",
+                                   V.op_location(op))
+        elif isinstance(a, (DenseArrayAttr, ArrayAttr)) and len(a.value) != spec.num_windows:
+            raise CompileError(f"incorrect shape for index attribute '{name}'", V.op_location(op))
+
+
+def _verify_window_bounds(op: Operation, maps: List[AffineMap], sizes: List[int]) -> None:
+    """Indices that are not a plain loop dim (a convolution's ``oh * stride + kh * dilation``)
+    stay within their operand for every point of the static loop ranges ``sizes``: upstream
+    ``verifyStructuredOpInterface`` evaluates each such index at the first and the last point
+    of the iteration domain and requires both to be >= 0 and the larger one < the dim's size
+    (an input too small for the strides, dilations and window of its output is rejected, not
+    read past its end)."""
+    first, last = [0] * len(sizes), [s - 1 for s in sizes]
+    for i, (v, m) in enumerate(zip(op.operands, maps)):
+        shape = V.shape_of(v.type)
+        for j, e in enumerate(m.results):
+            if isinstance(e, AffineDim) or shape[j] is None or shape[j] == 0:
+                continue
+            try:
+                lo, hi = eval_expr(e, first), eval_expr(e, last)
+            except (IndexError, KeyError, ValueError, ZeroDivisionError):
+                continue  # symbols, or an expression the endpoints do not bound
+            if min(lo, hi) < 0:
+                raise V.op_error(op, f"unexpected result less than 0 at expression #{j} in {m}")
+            if max(lo, hi) + 1 > shape[j]:
+                raise V.op_error(op, f"inferred input/output operand #{i} has shape's dimension "
+                                     f"#{j} to be greater than or equal to {max(lo, hi) + 1}, "
+                                     f"but found {shape[j]}")
 
 
 def _verify_pack(op: Operation) -> None:
