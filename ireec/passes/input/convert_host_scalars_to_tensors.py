@@ -7,8 +7,9 @@ loop) that a future dispatch root uses is first written into a rank-0 tensor
 (``tensor.from_elements``, done by the host) and read back inside the dispatch:
 
 - uses in a payload region: ``tensor.extract %t[]`` at the top of the region;
-- the scalar input of ``linalg.generic``: the rank-0 tensor replaces it (its indexing map
-  already has no results);
+- the scalar input of ``linalg.generic`` or of a named structured op (the zero points of
+  ``quantized_matmul`` or ``conv_2d_nchw_fchw_q``): the rank-0 tensor replaces it (its
+  indexing map already has no results; the payload's block argument stays the element type);
 - the value of ``linalg.fill``: the fill becomes a ``linalg.generic`` broadcasting the tensor.
 
 Constants are left alone: dispatch formation clones them into the dispatch.
@@ -90,7 +91,7 @@ class ConvertHostScalarsToTensorsPass(Pass):
             g = linalg.build_generic([t], [out], [AffineMap(rank, 0, ()), AffineMap.identity(rank)],
                                      ["parallel"] * rank, lambda sb, args: [args[0]], builder=Builder.before(op))
             op.replace_with(list(g.results))
-        elif op.name == "linalg.generic":
+        elif linalg.is_linalg_structured(op):
             for i, v in enumerate(linalg.inputs(op)):
                 if _is_host_scalar(v, f):
                     op.set_operand(i, self._box(v, boxed))
