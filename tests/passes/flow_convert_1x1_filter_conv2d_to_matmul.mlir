@@ -57,3 +57,36 @@ func.func @window_3x3_stays(%x: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>,
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
   return %0 : tensor<1x32x6x6xf32>
 }
+
+// The quantized twins: the zero points, indexed by no loop, keep their empty maps; the
+// payload (zero-point subtraction, multiply-accumulate) moves over as is.
+// CHECK-LABEL: func.func @nchw_fchw_q
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, 0, 0)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME:    ins(%arg0, %arg1, %arg2, %arg3 : tensor<2x16x8x8xi8>, tensor<32x16x1x1xi8>, i32, i32)
+// CHECK:         arith.extsi
+// CHECK-NEXT:    arith.subi
+// CHECK-NEXT:    arith.extsi
+// CHECK-NEXT:    arith.subi
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    arith.addi
+// CHECK-NOT:   linalg.conv_2d
+func.func @nchw_fchw_q(%x: tensor<2x16x8x8xi8>, %w: tensor<32x16x1x1xi8>, %izp: i32, %kzp: i32, %init: tensor<2x32x8x8xi32>) -> tensor<2x32x8x8xi32> {
+  %0 = linalg.conv_2d_nchw_fchw_q {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w, %izp, %kzp : tensor<2x16x8x8xi8>, tensor<32x16x1x1xi8>, i32, i32) outs(%init : tensor<2x32x8x8xi32>) -> tensor<2x32x8x8xi32>
+  return %0 : tensor<2x32x8x8xi32>
+}
+
+// CHECK-LABEL: func.func @nhwc_hwcf_q
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (0, 0, d4, d3)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>]
+// CHECK-NOT:   linalg.conv_2d
+func.func @nhwc_hwcf_q(%x: tensor<1x8x8x16xi8>, %w: tensor<1x1x16x32xi8>, %izp: i32, %kzp: i32, %init: tensor<1x8x8x32xi32>) -> tensor<1x8x8x32xi32> {
+  %0 = linalg.conv_2d_nhwc_hwcf_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w, %izp, %kzp : tensor<1x8x8x16xi8>, tensor<1x1x16x32xi8>, i32, i32) outs(%init : tensor<1x8x8x32xi32>) -> tensor<1x8x8x32xi32>
+  return %0 : tensor<1x8x8x32xi32>
+}
+
+// CHECK-LABEL: func.func @nhwc_fhwc_q
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d3, 0, 0, d4)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>]
+// CHECK-NOT:   linalg.conv_2d
+func.func @nhwc_fhwc_q(%x: tensor<1x8x8x16xi8>, %w: tensor<32x1x1x16xi8>, %izp: i32, %kzp: i32, %init: tensor<1x8x8x32xi32>) -> tensor<1x8x8x32xi32> {
+  %0 = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w, %izp, %kzp : tensor<1x8x8x16xi8>, tensor<32x1x1x16xi8>, i32, i32) outs(%init : tensor<1x8x8x32xi32>) -> tensor<1x8x8x32xi32>
+  return %0 : tensor<1x8x8x32xi32>
+}

@@ -3,7 +3,8 @@
 
 Mirrors IREE's GlobalOptimization ``iree-global-opt-convert-1x1-filter-conv2d-to-matmul``
 (Convert1X1FilterConv2DToMatmul.cpp), generalised to the loop level: a convolution —
-``linalg.conv_2d_nchw_fchw``, ``conv_2d_nhwc_hwcf``, ``conv_2d_nhwc_fhwc`` or a
+``linalg.conv_2d_nchw_fchw``, ``conv_2d_nhwc_hwcf``, ``conv_2d_nhwc_fhwc``, their quantized
+twins (``conv_2d_nchw_fchw_q``...: a quantized matmul-like generic results) or a
 ``linalg.generic`` shaped like one (what the StableHLO and TOSA lowerings produce: reduction
 loops and two inputs each broadcast along some parallel loop) — whose window loops (reduction
 loops of extent 1 that index the input as ``oh + kh``) can be dropped, leaving every operand
@@ -38,8 +39,11 @@ from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .elementwise_op_fusion import blocks_of
 
-#: Named 2-D convolutions IREE's pass converts (NHWC and NCHW layouts).
-NAMED_CONVS = ("linalg.conv_2d_nchw_fchw", "linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nhwc_fhwc")
+#: Named 2-D convolutions IREE's pass converts (NHWC and NCHW layouts), and their quantized
+#: twins (``_q``: two zero-point scalars more, indexed by no loop; the payload moves over as is).
+NAMED_CONVS = tuple(f"linalg.{name}{q}" for name in
+                    ("conv_2d_nchw_fchw", "conv_2d_nhwc_hwcf", "conv_2d_nhwc_fhwc")
+                    for q in ("", "_q") if f"{name}{q}" in L.NAMED_SPECS)
 
 
 def _drop(e: AffineExpr, renumber: Dict[int, int]) -> AffineExpr:
