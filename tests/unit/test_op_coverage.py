@@ -8,8 +8,13 @@
   care of (composite: inliner; TOSA variables: the globals import; dynamic ops with
   constant shape operands: stablehlo-canonicalize-dynamism; tosa.const_shape / tosa.yield:
   consumed by their users).
-* A ``supported`` row names a test ``path::function`` that exists; an ``unsupported`` row
-  gives a reason.
+* The linalg section lists every quantized named op of upstream's OpDSL and
+  ``linalg.matmul`` (on i8 operands with an i32 accumulator); ``supported`` there means the op
+  is in the table of named ops (``ireec/dialects/linalg/named.py``), and every quantized op of
+  that table (zero-point payload) has a row.
+* A ``supported`` row names a test ``path::function`` that exists (a Python test function, or
+  ``tests/e2e/checks/FILE.mlir::@function``, a function of a check file); an ``unsupported``
+  row gives a reason.
 """
 from __future__ import annotations
 
@@ -70,6 +75,15 @@ is_inf is_neg_inf is_pos_inf lgamma mulhi next_after polygamma ragged_dot scan s
 tan top_k zeta
 """.split()
 
+# Quantized named ops of upstream's OpDSL (mlir/python/mlir/dialects/linalg/opdsl/ops/
+# core_named_ops.py: the ops with zero-point operands), and linalg.matmul, listed for its i8
+# operands with an i32 accumulator.
+LINALG_QUANTIZED = """
+quantized_matmul quantized_batch_matmul conv_2d_nhwc_hwcf_q conv_2d_nhwc_fhwc_q
+conv_2d_nchw_fchw_q conv_2d_ngchw_gfchw_q conv_2d_nhwgc_gfhwc_q conv_3d_ndhwc_dhwcf_q
+depthwise_conv_2d_nhwc_hwc_q depthwise_conv_2d_nhwc_hwcm_q matmul
+""".split()
+
 _ROW = re.compile(r"^\|\s*`?([a-z_0-9.-]+)`?\s*\|\s*(supported|unsupported)\s*\|\s*(.*?)\s*\|\s*$")
 
 
@@ -96,14 +110,24 @@ def _lowered() -> set:
 
     handled_elsewhere = {n for n in _CALLEE if n.startswith("stablehlo.")}
     handled_elsewhere |= {"tosa.const_shape", "tosa.yield"} | set(_TOSA_VARIABLES) | set(DYNAMISM)
-    return set(SHLO) | set(TOSA) | set(CHLO) | handled_elsewhere
+    return set(SHLO) | set(TOSA) | set(CHLO) | handled_elsewhere | _linalg_named()
+
+
+def _linalg_named() -> set:
+    """The listed linalg ops the table of named ops has, and every quantized op of it."""
+    from ireec.dialects.linalg import NAMED_SPECS
+
+    listed = {n for n in LINALG_QUANTIZED if n in NAMED_SPECS}
+    quantized = {n for n, spec in NAMED_SPECS.items() if spec.body == "qmac"}
+    return {f"linalg.{n}" for n in listed | quantized}
 
 
 def test_every_spec_op_listed_once():
     rows, dup = _rows()
     assert not dup, f"ops listed twice: {dup}"
     expected = ({f"stablehlo.{n}" for n in STABLEHLO_SPEC + STABLEHLO_DIALECT_ONLY}
-                | {f"tosa.{n}" for n in TOSA_SPEC + TOSA_DIALECT_ONLY} | {f"chlo.{n}" for n in CHLO_OPS})
+                | {f"tosa.{n}" for n in TOSA_SPEC + TOSA_DIALECT_ONLY} | {f"chlo.{n}" for n in CHLO_OPS}
+                | {f"linalg.{n}" for n in LINALG_QUANTIZED})
     missing = sorted(expected - set(rows))
     assert not missing, f"ops of the specs missing from {COVERAGE.name}: {missing}"
 
@@ -127,16 +151,21 @@ def test_rows_name_a_test_or_a_reason():
                 bad.append((name, "no reason"))
             continue
         refs = re.findall(r"(tests/[\w/]+\.py)::(\w+)", note)
-        if not refs:
+        checks = re.findall(r"(tests/e2e/checks/[\w/]+\.mlir)::@(\w+)", note)
+        if not refs and not checks:
             bad.append((name, "no test named"))
         for path, fn in refs:
             p = ROOT / path
             if not p.exists() or not re.search(rf"^def {fn}\(", p.read_text(), re.M):
                 bad.append((name, f"{path}::{fn} does not exist"))
+        for path, fn in checks:
+            p = ROOT / path
+            if not p.exists() or not re.search(rf"^func\.func @{fn}\(", p.read_text(), re.M):
+                bad.append((name, f"{path}::@{fn} does not exist"))
     assert not bad, bad
 
 
-@pytest.mark.parametrize("dialect", ["stablehlo", "tosa", "chlo"])
+@pytest.mark.parametrize("dialect", ["stablehlo", "tosa", "chlo", "linalg"])
 def test_summary_counts(dialect):
     """The per-dialect summary line states the current counts."""
     rows, _ = _rows()
