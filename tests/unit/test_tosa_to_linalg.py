@@ -520,6 +520,46 @@ func.func @dw(%x: tensor<1x6x5x2xf32>, %w: tensor<3x2x2x3xf32>, %b: tensor<6xf32
     np.testing.assert_allclose(m.dw(x, wd, bd), want, rtol=1e-5, atol=1e-5)
 
 
+def test_conv2d_and_depthwise_conv2d_quantized_zero_points():
+    """Non-zero input and weight zero points (TosaToLinalgNamed): conv2d becomes
+    linalg.conv_2d_nhwc_fhwc_q on the OHWI weights as they are, depthwise_conv2d
+    linalg.depthwise_conv_2d_nhwc_hwcm_q; the input is padded with its zero point."""
+    x8 = RNG.integers(-128, 128, (1, 6, 5, 3)).astype(np.int8)
+    x8[0, 0, 0, 0], x8[0, -1, -1, -1] = -128, 127
+    w8 = RNG.integers(-128, 128, (4, 3, 2, 3)).astype(np.int8)  # O KH KW I
+    w8[0, 0, 0, 0], w8[-1, -1, -1, -1] = -128, 127
+    b32 = RNG.integers(-1000, 1000, (4,)).astype(np.int32)
+    wd8 = RNG.integers(-128, 128, (2, 3, 3, 2)).astype(np.int8)  # KH KW C M
+    wd8[0, 0, 0, 0] = -128
+    bd32 = RNG.integers(-1000, 1000, (6,)).astype(np.int32)
+    src = """
+func.func @qconv(%x: tensor<1x6x5x3xi8>, %w: tensor<4x3x2x3xi8>, %b: tensor<4xi32>) -> tensor<1x3x6x4xi32> {
+  %iz = "tosa.const"() <{values = dense<5> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wz = "tosa.const"() <{values = dense<-3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.conv2d %x, %w, %b, %iz, %wz {pad = array<i64: 1, 0, 1, 1>, stride = array<i64: 2, 1>, dilation = array<i64: 1, 1>, acc_type = i32} : (tensor<1x6x5x3xi8>, tensor<4x3x2x3xi8>, tensor<4xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x3x6x4xi32>
+  return %r : tensor<1x3x6x4xi32>
+}
+func.func @qdw(%x: tensor<1x6x5x3xi8>, %w: tensor<2x3x3x2xi8>, %b: tensor<6xi32>) -> tensor<1x5x3x6xi32> {
+  %iz = "tosa.const"() <{values = dense<-7> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %wz = "tosa.const"() <{values = dense<2> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %r = tosa.depthwise_conv2d %x, %w, %b, %iz, %wz {pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 1, 1>, dilation = array<i64: 1, 1>, acc_type = i32} : (tensor<1x6x5x3xi8>, tensor<2x3x3x2xi8>, tensor<6xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x5x3x6xi32>
+  return %r : tensor<1x5x3x6xi32>
+}"""
+    linalg_ops = {o.name for o in convert(src).walk() if o.name.startswith("linalg.")}
+    assert {"linalg.conv_2d_nhwc_fhwc_q", "linalg.depthwise_conv_2d_nhwc_hwcm_q"} <= linalg_ops
+    assert "linalg.transpose" not in linalg_ops
+    m = compile_funcs(src)
+    # Padded taps read the input zero point: (zp - zp) * w = 0, as conv_ref's zero padding.
+    want = conv_ref(x8.astype(np.int64) - 5, w8.astype(np.int64) + 3, b32, [1, 0, 1, 1], [2, 1], [1, 1])
+    np.testing.assert_array_equal(m.qconv(x8, w8, b32), want.astype(np.int32))
+    wd_ohwi = np.zeros((6, 2, 3, 3), np.int64)  # output channel c * M + j reads channel c
+    for c in range(3):
+        for j in range(2):
+            wd_ohwi[c * 2 + j, :, :, c] = wd8[:, :, c, j].astype(np.int64) - 2
+    want = conv_ref(x8.astype(np.int64) + 7, wd_ohwi, bd32, [0, 0, 0, 0], [1, 1], [1, 1])
+    np.testing.assert_array_equal(m.qdw(x8, wd8, bd32), want.astype(np.int32))
+
+
 def pool_ref(x, k, s, pad, kind):
     fill = -np.inf if kind == "max" else np.nan
     xp = np.pad(x.astype(np.float64), ((0, 0), (pad[0], pad[1]), (pad[2], pad[3]), (0, 0)),

@@ -3,8 +3,9 @@
 Mirrors MLIR's ``tosa-to-linalg-named`` (TosaToLinalgNamed.cpp): ``matmul`` →
 ``linalg.batch_matmul`` (``quantized_batch_matmul`` with non-zero zero points);
 ``conv2d`` (NHWC input, OHWI weights) → ``tensor.pad`` + ``linalg.conv_2d_nhwc_fhwc``
-(quantized: weights transposed to HWCF + ``conv_2d_nhwc_hwcf_q``); ``depthwise_conv2d``
-(HWCM weights) → ``linalg.depthwise_conv_2d_nhwc_hwcm`` + collapse; ``fully_connected``
+(``conv_2d_nhwc_fhwc_q`` with non-zero zero points); ``depthwise_conv2d`` (HWCM weights) →
+``linalg.depthwise_conv_2d_nhwc_hwcm`` (``depthwise_conv_2d_nhwc_hwcm_q``) + collapse; the
+input is padded with its zero point, so padded taps contribute nothing; ``fully_connected``
 (older TOSA) → ``linalg.matmul_transpose_b``; ``max_pool2d`` / ``avg_pool2d`` →
 ``linalg.pooling_nhwc_max`` / ``pooling_nhwc_sum``. Bias is the accumulator's initial value
 (broadcast over N, H, W); when ``acc_type`` differs from the result element type the
@@ -137,12 +138,8 @@ def _conv2d(op: Operation, b: Builder):
     if in_zp == 0 and w_zp == 0:
         out = named(b, "conv_2d_nhwc_fhwc", [xp, w], [init], attrs)
     else:
-        hwcf = T.TensorType((wt.shape[1], wt.shape[2], wt.shape[3], wt.shape[0]), wt.element_type)
-        wtr = b.create("linalg.transpose", [w, empty(b, hwcf)], [hwcf],
-                       {"permutation": i64_array([1, 2, 3, 0])},
-                       regions=[L.identity_region([wt, hwcf])]).result
         zps = [constant(b, in_zp, I32), constant(b, w_zp, I32)]
-        out = named(b, "conv_2d_nhwc_hwcf_q", [xp, wtr] + zps, [init], attrs)
+        out = named(b, "conv_2d_nhwc_fhwc_q", [xp, w] + zps, [init], attrs)
     return [_convert(b, out, rt.element_type)]
 
 
@@ -151,17 +148,21 @@ PATTERNS["tosa.conv2d"] = _conv2d
 
 def _depthwise_conv2d(op: Operation, b: Builder):
     x, w, bias, xt, wt, rt, pad, stride, dilation, in_zp, w_zp = _conv_operands(op)
-    if in_zp or w_zp:
-        raise fail(op, "with non-zero zero points is not supported")
     acc = _acc_type(op, rt.element_type)
+    if wt.rank != 4:
+        raise fail(op, f"needs HWCM weights, got {wt}")
     kh, kw, c, m = wt.shape
     if xt.rank != 4 or xt.shape[3] != c or rt.shape[3] != c * m:
         raise fail(op, f"shapes {xt}, {wt} -> {rt} are not NHWC / HWCM")
-    xp = _pad_nhwc(op, b, x, pad, 0)
+    xp = _pad_nhwc(op, b, x, pad, in_zp)
     n, oh, ow = rt.shape[:3]
     t5 = T.TensorType((n, oh, ow, c, m), acc)
-    conv = named(b, "depthwise_conv_2d_nhwc_hwcm", [xp, w], [filled(b, t5, 0)],
-                 _window_attrs(stride, dilation))
+    attrs = _window_attrs(stride, dilation)
+    if in_zp == 0 and w_zp == 0:
+        conv = named(b, "depthwise_conv_2d_nhwc_hwcm", [xp, w], [filled(b, t5, 0)], attrs)
+    else:
+        zps = [constant(b, in_zp, I32), constant(b, w_zp, I32)]
+        conv = named(b, "depthwise_conv_2d_nhwc_hwcm_q", [xp, w] + zps, [filled(b, t5, 0)], attrs)
     flat = collapse(b, conv, [[0], [1], [2], [3, 4]], T.TensorType(rt.shape, acc))
     bt = static(op, bias)
     e = AffineConst(0) if bt.shape[0] == 1 and rt.shape[3] != 1 else AffineDim(3)
