@@ -286,3 +286,52 @@ func.func @conv_2d_nhwc_fhwc_q_1x1_kernel() {
   check.expect_eq_const(%r, dense<[[[[13617, 13727, -633], [-23882, -15906, -18862], [-1904, -10426, -14449], [-10970, -13260, 1898], [-9887, -19350, 17632]], [[-18904, -12037, -10706], [31607, 11780, 39125], [22040, 25514, 16629], [-7769, -2018, 6701], [15067, 18439, 5558]], [[-5162, -4219, -1177], [-2199, -14004, -207], [7062, 8476, 17176], [-1311, -256, -1097], [16675, 31862, -15288]], [[9744, 18502, 21940], [15520, 12870, 2645], [10900, 16279, 18908], [1395, -5099, 3336], [-1780, -11831, 25107]]]]> : tensor<1x4x5x3xi32>) : tensor<1x4x5x3xi32>
   return
 }
+
+// A QDQ block as ONNX exporters lower QLinearConv: the input padded with its zero point, a
+// strided conv_2d_nchw_fchw_q (symmetric weights: filter zero point 0), the bias added to the
+// i32 accumulator, then requantized to i8 (scale, round half to even, output zero point 3,
+// clamp): computed by dispatches
+util.global private mutable @qdq_block_input = dense<[[[[-128, 1, 65, 16, -83, 3], [113, 120, 119, 29, -48, 17], [38, -55, 118, 13, -38, -9], [-101, 28, -41, 110, -52, -66], [26, -49, -41, -28, 48, -59], [104, -39, 70, 111, 49, -32]], [[42, 70, 67, -118, -105, -52], [-38, 51, -105, -13, 75, 99], [-112, -17, -52, 31, 84, 21], [22, 25, -53, 39, -85, 2], [104, -79, -106, -111, -121, -64], [-57, -104, 85, -100, -56, 127]]]]> : tensor<1x2x6x6xi8>
+util.global private mutable @qdq_block_filter = dense<[[[[-128, 23, -18], [-41, 42, 71], [-9, 119, 68]], [[-44, 117, -68], [48, 48, -50], [18, -40, 69]]], [[[-51, 29, 2], [-57, 100, 105], [1, 18, -58]], [[55, 85, 44], [-15, 69, -42], [64, -84, -23]]], [[[35, -119, 62], [-4, 1, 101], [-48, -91, -93]], [[72, -36, 39], [-114, 52, 95], [-73, 100, 127]]]]> : tensor<3x2x3x3xi8>
+util.global private mutable @qdq_block_bias = dense<[-561, -929, -857]> : tensor<3xi32>
+func.func @qdq_block_kernel() {
+  %x = util.global.load @qdq_block_input : tensor<1x2x6x6xi8>
+  util.global.store %x, @qdq_block_input : tensor<1x2x6x6xi8>
+  %w = util.global.load @qdq_block_filter : tensor<3x2x3x3xi8>
+  util.global.store %w, @qdq_block_filter : tensor<3x2x3x3xi8>
+  %bias = util.global.load @qdq_block_bias : tensor<3xi32>
+  util.global.store %bias, @qdq_block_bias : tensor<3xi32>
+  %izp = arith.constant -5 : i32
+  %kzp = arith.constant 0 : i32
+  %izp8 = arith.constant -5 : i8
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %izp8 : i8
+  } : tensor<1x2x6x6xi8> to tensor<1x2x8x8xi8>
+  %e = tensor.empty() : tensor<1x3x3x3xi32>
+  %binit = linalg.broadcast ins(%bias : tensor<3xi32>) outs(%e : tensor<1x3x3x3xi32>) dimensions = [0, 2, 3]
+  %acc = linalg.conv_2d_nchw_fchw_q {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+         ins(%padded, %w, %izp, %kzp : tensor<1x2x8x8xi8>, tensor<3x2x3x3xi8>, i32, i32)
+         outs(%binit : tensor<1x3x3x3xi32>) -> tensor<1x3x3x3xi32>
+  %e8 = tensor.empty() : tensor<1x3x3x3xi8>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : tensor<1x3x3x3xi32>) outs(%e8 : tensor<1x3x3x3xi8>) {
+  ^bb0(%a: i32, %o: i8):
+    %scale = arith.constant 0.0029296875 : f32
+    %ozp = arith.constant 3 : i32
+    %lo = arith.constant -128 : i32
+    %hi = arith.constant 127 : i32
+    %f = arith.sitofp %a : i32 to f32
+    %s = arith.mulf %f, %scale : f32
+    %rn = math.roundeven %s : f32
+    %q = arith.fptosi %rn : f32 to i32
+    %z = arith.addi %q, %ozp : i32
+    %c1 = arith.maxsi %z, %lo : i32
+    %c2 = arith.minsi %c1, %hi : i32
+    %t = arith.trunci %c2 : i32 to i8
+    linalg.yield %t : i8
+  } -> tensor<1x3x3x3xi8>
+  check.expect_eq_const(%r, dense<[[[[64, 111, -32], [-62, -42, -19], [35, -46, -63]], [[-44, 88, -67], [-32, 5, 59], [61, -73, -48]], [[-24, -128, 76], [-7, -20, 15], [-48, -7, 53]]]]> : tensor<1x3x3x3xi8>) : tensor<1x3x3x3xi8>
+  return
+}
