@@ -151,7 +151,22 @@ def _firmware_options(args) -> Dict[str, object]:
         opts["emit_line_directives"] = True
     if getattr(args, "constants", None):
         opts["constants"] = args.constants
+    bounds = _dim_bounds(getattr(args, "dim_bound", None) or ())
+    if bounds:
+        opts["dim_bounds"] = bounds
     return opts
+
+
+def _dim_bounds(specs) -> Dict[str, int]:
+    """``--dim-bound NAME=N`` flags as {NAME: N}; UserError for a malformed one."""
+    out: Dict[str, int] = {}
+    for spec in specs:
+        name, eq, value = spec.partition("=")
+        if not eq or not name.strip() or not value.strip().isdigit():
+            raise UserError(f"--dim-bound {spec}: expected NAME=N with N a non-negative integer "
+                            f"(NAME: a JAX dimension variable such as s, or input0_dim1)")
+        out[name.strip()] = int(value)
+    return out
 
 
 def _write_reports(out, args, files=None, cflags=()) -> None:
@@ -232,6 +247,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    help="print each function's workspace arena, its lower bound and the sum of "
                         "its transients (bytes) to stderr")
     _add_firmware_options(p)
+    p.add_argument("--dim-bound", dest="dim_bound", action="append", metavar="NAME=N",
+                   help="upper bound of a dynamic dimension (NAME: a JAX dimension variable, or "
+                        "input<I>_dim<D>); a dimension the slice map cannot handle (one an "
+                        "attention reduces over) is compiled padded to its bound, with one static "
+                        "memory plan, and calls beyond it are refused")
     p.add_argument("--compile-from", dest="compile_from", choices=RESUMABLE_PHASES,
                    metavar="PHASE",
                    help="FILE is the IR printed after PHASE (--compile-to or "

@@ -43,7 +43,7 @@ dimensions) and ``checks`` (per shape assertion [symbol, comparison, constant]).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 import numpy as np
 
@@ -71,9 +71,15 @@ WHY = "ireec maps programs over dynamic dimensions (compiling one static slice)"
 
 
 class _State:
-    """Union-find over symbols plus the per-value facts of one function."""
+    """Union-find over symbols plus the per-value facts of one function.
 
-    def __init__(self, f: Operation):
+    ``padded``: the (argument, dimension) pairs whose symbols are *padded* rather than
+    mapped (``ireec-pad-dynamic-dims-to-bounds``, pad_dynamic_dims_to_bounds.py): their
+    dimensions may sit anywhere in a tensor and may be reduced or contracted, which the
+    analysis records in ``masks`` as (op, operand index, dimension, symbol, fill operand
+    index or None for zero)."""
+
+    def __init__(self, f: Operation, padded: FrozenSet[Tuple[int, int]] = frozenset()):
         self.f = f
         self.sets = UnionFind()
         self.origin: List[Tuple[int, int]] = []          # symbol -> (arg, dim)
@@ -82,6 +88,9 @@ class _State:
         self.checks: List[Tuple[int, str, int]] = []
         self.assertions: List[Operation] = []
         self.predicates: Dict[Value, Operation] = {}       # compare of shape values
+        self.padded_origins = padded
+        self.masks: List[Tuple[Operation, int, int, int, Optional[int]]] = []
+        self.mixed: List[Tuple[int, int]] = []             # unified mapped and padded symbols
 
     # -- symbols -----------------------------------------------------------
     def new_symbol(self, arg: int, dim: int) -> int:
@@ -95,8 +104,15 @@ class _State:
 
     def union(self, a: int, b: int) -> int:
         """Make symbols ``a`` and ``b`` one (an op forces their extents equal); the
-        representative, the smaller id, so the first argument's dimension names it."""
+        representative, the smaller id, so the first argument's dimension names it. A
+        mapped symbol unified with a padded one is recorded in ``mixed``."""
+        if self.is_padded(a) != self.is_padded(b):
+            self.mixed.append((a, b))
         return self.sets.union(a, b)
+
+    def is_padded(self, s: int) -> bool:
+        """Whether symbol ``s`` is padded to a bound (see the class docstring)."""
+        return self.origin[self.find(s)] in self.padded_origins
 
     # -- facts ---------------------------------------------------------------
     def syms(self, v: Value) -> Dict[int, int]:
@@ -114,9 +130,10 @@ class _State:
                 raise CompileError(f"'{op.name}': dimension {d} of this result follows a dynamic "
                                    f"dimension of an argument but has a static size in {v.type}; "
                                    f"{WHY} and cannot follow it", op.loc)
-        if sorted(dims) != list(range(len(dims))):
-            bad = min(set(range(max(dims) + 1)) - set(dims))
-            raise CompileError(f"'{op.name}': dynamic dimension {max(dims)} of this result is not in "
+        mapped = {d for d, s in dims.items() if not self.is_padded(s)}
+        if mapped and sorted(mapped) != list(range(len(mapped))):
+            bad = min(set(range(max(mapped) + 1)) - mapped)
+            raise CompileError(f"'{op.name}': dynamic dimension {max(mapped)} of this result is not in "
                                f"the leading prefix of dynamic dimensions (dimension {bad} before it "
                                f"is not one); {WHY} and needs them leading", op.loc)
         self.dims[v] = dict(dims)
@@ -250,9 +267,16 @@ def _dot_general(st: _State, op: Operation) -> None:
     lc, rc = d["lhs_contracting_dimensions"], d["rhs_contracting_dimensions"]
     for side, syms, con in (("lhs", lhs, lc), ("rhs", rhs, rc)):
         for dim in syms:
-            if dim in con:
+            if dim in con and not st.is_padded(syms[dim]):
                 raise CompileError(f"'{op.name}': dynamic dimension {dim} of the {side} is "
                                    f"contracted; {WHY} and cannot reduce one", op.loc)
+    for a, b in zip(lc, rc):  # a padded contracted dim: both sides masked to zero past the extent
+        if a in lhs or b in rhs:
+            if not (a in lhs and b in rhs):
+                raise CompileError(f"'{op.name}': contracting dimension {a} x {b} is dynamic on one "
+                                   f"side only; {WHY} and cannot prove them equal", op.loc)
+            s = st.union(lhs[a], rhs[b])
+            st.masks += [(op, 0, a, s, None), (op, 1, b, s, None)]
     out: Dict[int, int] = {}
     for i, (a, b) in enumerate(zip(lb, rb)):
         if a in lhs and b in rhs:
@@ -294,12 +318,17 @@ def _reduce(st: _State, op: Operation) -> None:
     n = len(op.results)
     red = set(shlo.i64_list(op.attributes.get("dimensions")))
     out: Dict[int, int] = {}
-    for v in op.operands[:n]:
+    for i, v in enumerate(op.operands[:n]):
         syms = st.syms(v)
         for d, s in syms.items():
+            if d in red and st.is_padded(s):
+                st.masks.append((op, i, d, s, n + i))  # past the extent: the init value
+                continue
             if d in red:
                 raise CompileError(f"'{op.name}': dynamic dimension {d} of this operand is reduced; "
                                    f"{WHY} and cannot reduce one", op.loc)
+            if d in red:
+                continue
             nd = d - sum(1 for r in red if r < d)
             out[nd] = st.union(out[nd], s) if nd in out else s
     for r in op.results:
@@ -392,7 +421,7 @@ def _iota(st: _State, op: Operation) -> None:
     out: Dict[int, int] = {}
     if op.name == "stablehlo.dynamic_iota":
         out = _shape_entries_to_dims(st, op, st.entries(op, op.operands[0]), "output shape")
-    if dim in out:
+    if dim in out and not st.is_padded(out[dim]):
         raise CompileError(f"'{op.name}': iota along dynamic dimension {dim}; {WHY} and cannot "
                            f"number the elements of one", op.loc)
     st.set_dims(op, op.results[0], out)
@@ -792,10 +821,13 @@ def _i64s(vals) -> DenseArrayAttr:
     return DenseArrayAttr(T.i64, tuple(int(v) for v in vals))
 
 
-def map_function(f: Operation) -> None:
-    """Analyse and rewrite public function ``f`` (see the module docstring); CompileError at
-    the op that uses a dynamic dimension in a way a slice program cannot compute."""
-    st = _State(f)
+def analyse(f: Operation, padded: FrozenSet[Tuple[int, int]] = frozenset()
+            ) -> Tuple[_State, List[Tuple[int, int, int]]]:
+    """The facts of public function ``f`` (one symbol per dynamic argument dimension,
+    ``arg_dims`` as (argument, dimension, symbol)); ``padded``: the argument dimensions
+    whose symbols are padded to a bound rather than mapped. CompileError at the op that
+    uses a mapped dimension in a way a slice program cannot compute."""
+    st = _State(f, padded)
     arg_dims: List[Tuple[int, int, int]] = []
     for i, a in enumerate(f.body.args):
         shape = getattr(a.type, "shape", None)
@@ -804,17 +836,27 @@ def map_function(f: Operation) -> None:
         dims = {d: st.new_symbol(i, d) for d in range(len(shape)) if shape[d] is None}
         for d, s in dims.items():
             arg_dims.append((i, d, s))
-        if dims and sorted(dims) != list(range(len(dims))):
+        mapped = [d for d in dims if (i, d) not in padded]
+        if mapped and sorted(mapped) != list(range(len(mapped))):
             raise CompileError(f"public function argument #{i} ({a.type}): dynamic dimension "
-                               f"{max(dims)} follows a static one; {WHY} and needs the dynamic "
+                               f"{max(mapped)} follows a static one; {WHY} and needs the dynamic "
                                f"dimensions leading", f.loc)
         if dims:
             st.dims[a] = dims
     if not arg_dims:
-        return
+        return st, arg_dims
     for block in f.regions[0].blocks:
         for op in list(block.ops):
             _apply(st, op)
+    return st, arg_dims
+
+
+def map_function(f: Operation) -> None:
+    """Analyse and rewrite public function ``f`` (see the module docstring); CompileError at
+    the op that uses a dynamic dimension in a way a slice program cannot compute."""
+    st, arg_dims = analyse(f)
+    if not arg_dims:
+        return
     rets = [op for op in f.walk() if op.name == "func.return" and op.parent_op is f]
     res_syms: List[List[int]] = []
     for j, v in enumerate(rets[0].operands if rets else []):
