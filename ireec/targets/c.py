@@ -156,6 +156,8 @@ class CTarget(Target):
     (:attr:`ukernels`, runtime_c/ireec_ukernel.h).
     """
 
+    #: The host entry stages dimensions padded to a bound (targets/dynamic_entry.py).
+    stages_padded_dims = True
     name = "c"
     iree_backends = ("llvm-cpu",)
     variant = "embedded_c"
@@ -306,6 +308,10 @@ class CTarget(Target):
         for t in args + results:
             t["dynamic_dims"] = None
             t["bytes_c"] = str(t["byte_size"])
+        if "ireec.padded_dims" in f.attributes and not self.stages_padded_dims:
+            raise CompileError(f"@{fn['mlir_name']}: dimensions padded to a bound (--dim-bound) are staged "
+                               f"by the host entry of the c and openmp targets; the {self.name} target "
+                               f"does not stage them", f.loc)
         if "ireec.dynamic_dims" in f.attributes or "ireec.padded_dims" in f.attributes:
             staging = int(plan.as_dict()["staging_offset"].value) if "ireec.padded_dims" in f.attributes else 0
             dynamic_entry(fn, dynamic_dims_of(f), padded_dims_of(f), staging)

@@ -848,7 +848,28 @@ def analyse(f: Operation, padded: FrozenSet[Tuple[int, int]] = frozenset()
     for block in f.regions[0].blocks:
         for op in list(block.ops):
             _apply(st, op)
+    _check_distinct_slices(st)
     return st, arg_dims
+
+
+def _check_distinct_slices(st: _State) -> None:
+    """A slice is one position of each mapped symbol, so no tensor may carry one mapped
+    symbol in two dimensions (``x @ x^T`` over a dynamic row count): its slices would be
+    only the diagonal. CompileError at the op defining such a value."""
+    for v, dims in st.dims.items():
+        seen: Dict[int, int] = {}
+        for d in sorted(dims):
+            r = st.find(dims[d])
+            if st.is_padded(r):
+                continue
+            if r in seen:
+                loc = v.owner.loc if isinstance(v.owner, Operation) else st.f.loc
+                what = f"'{v.owner.name}'" if isinstance(v.owner, Operation) else "an argument"
+                raise CompileError(f"{what}: dimensions {seen[r]} and {d} of this result ({v.type}) "
+                                   f"follow the same dynamic dimension; {WHY}, one position of it "
+                                   f"per slice, and cannot pair every position with every other",
+                                   loc)
+            seen[r] = d
 
 
 def map_function(f: Operation) -> None:

@@ -339,6 +339,9 @@ def _plan_staging(plan: dict, padded: dict) -> None:
     plan["staging_offset"] = align(plan["arena_bytes"])
     plan["staging_bytes"] = sum(align(n) for n in sizes if n)
     plan["arena_bytes"] = plan["staging_offset"] + plan["staging_bytes"]
+    # Staging buffers are live for the whole call: they add to the bound and the sum too.
+    plan["lower_bound_bytes"] += plan["staging_bytes"]
+    plan["transient_sum_bytes"] += plan["staging_bytes"]
     plan["bounds"] = [list(x.value) for x in padded["symbols"]]
 
 

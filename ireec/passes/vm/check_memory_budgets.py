@@ -169,7 +169,10 @@ def function_report(name: str, plan: dict, stacks: dict, flops: Mapping[str, int
             "dispatches": dispatches, "buffers": buffers, "peak": peak_of(buffers),
             # >0: a program mapped over dynamic dims; FLOPs and bytes are per slice, the arena
             # is the worst case (the same for every extent).
-            "dynamic_dims": plan.get("dynamic_dims", 0)}
+            "dynamic_dims": plan.get("dynamic_dims", 0),
+            # dimensions padded to a bound: [argument, dimension, bound] each, and the bytes the
+            # entry stages them in (part of the arena)
+            "bounds": plan.get("bounds", []), "staging_bytes": plan.get("staging_bytes", 0)}
 
 
 def module_report(module: Operation, ctx, files: Optional[Mapping[str, str]] = None,
