@@ -474,7 +474,8 @@ def _cmd_opt(args) -> int:
         parse_pass_pipeline(args.pass_pipeline)  # unknown names before the input's errors
         text = opt.opt_file(_check_readable(args.file), args.pass_pipeline, target=args.target,
                             generic=args.mlir_print_op_generic, split_input_file=args.split_input_file,
-                            verify_diagnostics=args.verify_diagnostics)
+                            verify_diagnostics=args.verify_diagnostics,
+                            options={"dim_bounds": _dim_bounds(args.dim_bound or ())})
     except PassPipelineError as e:
         raise UserError(str(e)) from None
     _write_text(args.output or "-", text)
@@ -598,6 +599,8 @@ def _add_opt_command(sub) -> None:
                    help="run each chunk between '// -----' lines separately, like mlir-opt")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check errors against the input's '// expected-error {{text}}' lines")
+    p.add_argument("--dim-bound", dest="dim_bound", action="append", metavar="NAME=N",
+                   help="upper bound of a dynamic dimension (as for compile)")
     p.set_defaults(handler=_cmd_opt)
 
 

@@ -755,7 +755,7 @@ def _static_type(t: T.Type, dims: Dict[int, int]) -> T.Type:
     return dataclasses.replace(t, shape=shape)
 
 
-def _shape_constant(b: Builder, v: Value, entries: List[Entry]) -> Optional[Value]:
+def shape_constant(b: Builder, v: Value, entries: List[Entry]) -> Optional[Value]:
     """A constant of ``v``'s type with every symbol at extent 1; None if not all known."""
     if any(e is None or not isinstance(e[0], int) for e in entries):
         return None
@@ -767,7 +767,7 @@ def _shape_constant(b: Builder, v: Value, entries: List[Entry]) -> Optional[Valu
     return b.create("arith.constant", [], [t], {"value": IntegerAttr(vals[0], t)}).result
 
 
-_SHAPE_OPERANDS = {"stablehlo.dynamic_broadcast_in_dim": (1,), "stablehlo.dynamic_reshape": (1,),
+SHAPE_OPERANDS = {"stablehlo.dynamic_broadcast_in_dim": (1,), "stablehlo.dynamic_reshape": (1,),
                    "stablehlo.dynamic_iota": (0,)}
 
 
@@ -777,10 +777,10 @@ def _rewrite(st: _State, f: Operation) -> None:
     for v, dims in st.dims.items():
         v.type = _static_type(v.type, dims)
     for op in list(f.walk()):
-        if op.name in _SHAPE_OPERANDS:
-            for i in _SHAPE_OPERANDS[op.name]:
+        if op.name in SHAPE_OPERANDS:
+            for i in SHAPE_OPERANDS[op.name]:
                 v = op.operands[i]
-                c = _shape_constant(Builder.before(op), v, st.entries(op, v))
+                c = shape_constant(Builder.before(op), v, st.entries(op, v))
                 if c is not None:
                     op.set_operand(i, c)
         elif op.name == "tensor.empty":

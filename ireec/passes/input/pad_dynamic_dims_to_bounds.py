@@ -57,7 +57,7 @@ from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..abi.wrap_entry_points import is_public
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .map_dynamic_dims import analyse
+from .map_dynamic_dims import SHAPE_OPERANDS, analyse, shape_constant
 
 #: Most bounded dimensions of one function tried in every combination.
 _MAX_CANDIDATES = 8
@@ -147,7 +147,9 @@ def _choose(f: Operation, bounds: Dict[Tuple[int, int], int],
             if err is None:
                 return st
             last = err
-    raise _hint(last, names, bounds)
+    # Dimensions without a bound: the mapping's own error says what needs one. Every
+    # dimension bounded: what padding them all still cannot compile.
+    raise _hint(first if set(names) - set(bounds) else last, names, bounds)
 
 
 def _broadcast_like(b: Builder, v: Value, like: Value, dims) -> Value:
@@ -246,6 +248,7 @@ def pad_function(f: Operation, user_bounds: Dict[str, int]) -> None:
         fill_v = op.operands[fill] if fill is not None else None
         op.set_operand(i, _mask(b, op.operands[i], d, extent(st.find(s)), fill_v))
     _drop_size_operands(f, st)
+    _fold_shape_operands(f, st, bound)
     ft = func_type(f)
     results = [v.type for v in rets[0].operands] if rets else list(ft.results)
     f.attributes["function_type"] = TypeAttr(T.FunctionType(tuple(a.type for a in f.body.args),
@@ -279,6 +282,24 @@ def _slice_bytes(t: T.TensorType) -> int:
     return n * T.storage_bytes(t.element_type)
 
 
+def _fold_shape_operands(f: Operation, st, bound: Dict[int, int]) -> None:
+    """Shape operands of dynamic StableHLO ops whose entries are constants or padded symbols
+    become constants with each padded symbol at its bound (those of mapped symbols are
+    ireec-map-dynamic-dims' to fold)."""
+    for op in list(f.walk()):
+        for i in SHAPE_OPERANDS.get(op.name, ()):
+            v = op.operands[i]
+            entries = []
+            for e in st.entries(op, v):
+                if e is not None and e[1] is not None and st.is_padded(e[1]):
+                    e = (e[0] * bound[st.find(e[1])], None)
+                entries.append(e)
+            if all(e is not None and e[1] is None for e in entries):
+                c = shape_constant(Builder.before(op), v, entries)
+                if c is not None:
+                    op.set_operand(i, c)
+
+
 def _drop_size_operands(f: Operation, st) -> None:
     """``tensor.empty`` keeps a size operand per dimension still dynamic in its result."""
     for op in f.walk():
@@ -296,14 +317,13 @@ class PadDynamicDimsToBoundsPass(Pass):
 
     def run(self, module: Operation, ctx: PassContext) -> None:
         user = dict(ctx.options.get("dim_bounds") or {})
-        known = set()
-        for f in functions(module):
-            if f.name == "func.func" and is_public(f) and not is_declaration(f):
-                for ns in dimension_names(f).values():
-                    known.update(ns)
-                pad_function(f, user)
+        public = [f for f in functions(module)
+                  if f.name == "func.func" and is_public(f) and not is_declaration(f)]
+        known = {n for f in public for ns in dimension_names(f).values() for n in ns}
         unknown = sorted(set(user) - known)
         if unknown:
             raise CompileError(f"--dim-bound {unknown[0]}: no public function has a dynamic "
                                f"dimension of that name (names: {', '.join(sorted(known)) or 'none'})",
                                module.loc)
+        for f in public:
+            pad_function(f, user)

@@ -1,0 +1,163 @@
+"""Dynamic dimensions padded to an upper bound, end to end (ireec-pad-dynamic-dims-to-bounds,
+ireec/passes/input/pad_dynamic_dims_to_bounds.py): a JAX encoder layer exported with a
+symbolic batch and sequence length (one library, called at two lengths, against JAX's
+outputs), softmax and Gram matrices over a dynamic token count against numpy, the bound from
+a JAX shape assertion, calls beyond the bound, and the errors that name the flag."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import ireec
+from ireec.compiler import compile_file
+from ireec.ir.diagnostics import CompileError
+from ireec.runtime.loader import StatusError
+
+from .common import build, run_cli, shared_path
+
+ENCODER = ("models", "jax", "encoder_dynseq")
+
+SOFTMAX = """
+func.func @softmax_keys(%x: tensor<?x4xf32>) -> tensor<?x?xf32> {
+  %c17 = stablehlo.constant dense<17> : tensor<i32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+  %ok = stablehlo.compare LT, %n, %c17, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  stablehlo.custom_call @shape_assertion(%ok, %n) {error_message = "s < 17", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> ()
+  %s = stablehlo.dot_general %x, %x, contracting_dims = [1] x [1] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x?xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %m = stablehlo.reduce(%s init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<?x?xf32>, tensor<f32>) -> tensor<?xf32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %shape = stablehlo.concatenate %n1, %n1, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %mb = stablehlo.dynamic_broadcast_in_dim %m, %shape, dims = [0] : (tensor<?xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  %d = stablehlo.subtract %s, %mb : tensor<?x?xf32>
+  %e = stablehlo.exponential %d : tensor<?x?xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%e init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x?xf32>, tensor<f32>) -> tensor<?xf32>
+  %sb = stablehlo.dynamic_broadcast_in_dim %sum, %shape, dims = [0] : (tensor<?xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  %p = stablehlo.divide %e, %sb : tensor<?x?xf32>
+  return %p : tensor<?x?xf32>
+}
+"""
+
+GRAM = """
+func.func @gram(%x: tensor<?x4xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %s = stablehlo.dot_general %x, %x, contracting_dims = [1] x [1] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x?xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x?xf32>, tensor<f32>) -> tensor<?xf32>
+  return %s, %r : tensor<?x?xf32>, tensor<?xf32>
+}
+
+func.func @pool_tokens(%x: tensor<?x?x3xf32>, %w: tensor<?x?x3xf32>) -> tensor<?x3xf32> {
+  %p = stablehlo.multiply %x, %w : tensor<?x?x3xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%p init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x?x3xf32>, tensor<f32>) -> tensor<?x3xf32>
+  return %r : tensor<?x3xf32>
+}
+"""
+
+#: input0_dim0 bounds @gram's row count and @pool_tokens' batch (which stays mapped: the
+#: smallest padded set is chosen); the token counts of @pool_tokens are reduced over.
+GRAM_BOUNDS = ["--dim-bound", "input0_dim0=8", "--dim-bound", "input0_dim1=5", "--dim-bound", "input1_dim1=5"]
+
+
+def _softmax(s: np.ndarray) -> np.ndarray:
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("form,target", [("args", "c"), ("args", "openmp"), ("const", "c")])
+def test_encoder_with_a_symbolic_sequence_length(tmp_path, capsys, form, target):
+    """JAX's encoder layer with x: (b, s, 48): the batch is mapped, the sequence (which the
+    attention reduces over) is padded to --dim-bound s=32; one library gives JAX's outputs
+    at (b, s) = (1, 7) and (2, 20), refuses s = 33, and its workspace is the plan for the
+    bound."""
+    d = shared_path(*ENCODER)
+    lib = build(d / f"encoder_dynseq.{form}.mlir", tmp_path, capsys, target, "--dim-bound", "s=32",
+                "--report", str(tmp_path / "report.json"))
+    m = ireec.load(lib)
+    weights = [np.load(d / f"arg{i}.npy") for i in range(1, 17)] if form == "args" else []
+    for tag in ("s7", "s20"):
+        x = np.load(d / f"arg0.{tag}.npy")
+        got = m.main(x, *weights)
+        assert got.shape == x.shape
+        np.testing.assert_allclose(got, np.load(d / f"out0.{tag}.npy"), rtol=1e-5, atol=1e-5)
+    with pytest.raises(StatusError) as e:
+        m.main(np.zeros((1, 33, 48), np.float32), *weights)
+    assert e.value.status_name == "INVALID_ARGUMENT"
+    assert m.main.info.signature.startswith("@main(tensor<?x?x48xf32>")
+    plan = json.loads((tmp_path / "report.json").read_text())["functions"]["main"]
+    assert plan["bounds"] == [[0, 1, 32]]
+    # The staging buffers: x and the result at the bound, 32 x 48 floats each.
+    assert plan["staging_bytes"] == 2 * 32 * 48 * 4
+    assert plan["lower_bound_bytes"] <= plan["arena_bytes"] <= 1.1 * plan["lower_bound_bytes"]
+
+
+def test_encoder_without_a_bound_names_the_flag():
+    path = shared_path(*ENCODER, "encoder_dynseq.args.mlir")
+    with pytest.raises(CompileError) as e:
+        compile_file(str(path), target="c")
+    assert e.value.loc.line > 0
+    assert "--dim-bound b=N (dynamic dimensions: b, s)" in e.value.message
+
+
+def test_header_states_the_bound(tmp_path, capsys):
+    src = tmp_path / "gram.mlir"
+    src.write_text(GRAM)
+    rc, _, err = run_cli(["compile", src, "--output-format=vm-c", "--module-name=g", "-o", tmp_path / "c",
+                          *GRAM_BOUNDS], capsys)
+    assert rc == 0, err
+    header = (tmp_path / "c" / "g.h").read_text()
+    assert "Dimensions padded to an upper bound: input0_dim0 <= 8." in header
+    assert "ireec_status_t g_gram(const float *input0, int64_t input0_dim0, float *result0, " \
+           "int64_t *result0_shape, float *result1, int64_t *result1_shape, void *workspace);" in header
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_softmax_over_a_bounded_token_count(tmp_path, capsys, target):
+    """The bound comes from the program (JAX's assertion s < 17): no flag; the padding of the
+    max reads -inf, of the sum 0; every count up to 16 matches numpy, 17 is refused."""
+    src = tmp_path / "softmax.mlir"
+    src.write_text(SOFTMAX)
+    m = ireec.load(build(src, tmp_path, capsys, target))
+    rng = np.random.default_rng(0)
+    for n in (1, 3, 16):
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        np.testing.assert_allclose(m.softmax_keys(x), _softmax(x @ x.T), rtol=1e-5, atol=1e-6)
+    with pytest.raises(StatusError):
+        m.softmax_keys(np.zeros((17, 4), np.float32))
+
+
+def test_results_padded_in_two_dimensions_and_mapped_with_padded(tmp_path, capsys):
+    """A Gram matrix (one padded symbol in both dimensions of a result, copied out row by
+    row) and its row sums; a mapped batch beside a padded token count, the two arguments'
+    token counts unified (unequal ones refused)."""
+    src = tmp_path / "gram.mlir"
+    src.write_text(GRAM)
+    m = ireec.load(build(src, tmp_path, capsys, "c", *GRAM_BOUNDS))
+    rng = np.random.default_rng(1)
+    for n in (0, 1, 5, 8):
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        s, r = m.gram(x)
+        np.testing.assert_allclose(s, x @ x.T, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(r, (x @ x.T).sum(axis=1), rtol=1e-5, atol=1e-5)
+    for b, t in ((1, 1), (3, 5), (2, 0)):
+        x = rng.standard_normal((b, t, 3)).astype(np.float32)
+        w = rng.standard_normal((b, t, 3)).astype(np.float32)
+        np.testing.assert_allclose(m.pool_tokens(x, w), (x * w).sum(axis=1), rtol=1e-5, atol=1e-5)
+    with pytest.raises(StatusError):
+        m.pool_tokens(np.zeros((2, 3, 3), np.float32), np.zeros((2, 4, 3), np.float32))
+    with pytest.raises(StatusError):
+        m.pool_tokens(np.zeros((2, 6, 3), np.float32), np.zeros((2, 6, 3), np.float32))
+
+
+def test_dim_bound_errors(tmp_path, capsys):
+    src = tmp_path / "gram.mlir"
+    src.write_text(GRAM)
+    rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--dim-bound", "t=8"], capsys)
+    assert rc == 1 and "--dim-bound t: no public function has a dynamic dimension of that name" in err
+    rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--dim-bound", "s"], capsys)
+    assert rc == 1 and "--dim-bound s: expected NAME=N" in err
+    rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--target=cuda", *GRAM_BOUNDS], capsys)
+    assert rc == 1 and "the cuda target does not stage them" in err
