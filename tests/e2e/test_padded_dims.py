@@ -61,6 +61,20 @@ func.func @pool_tokens(%x: tensor<?x?x3xf32>, %w: tensor<?x?x3xf32>) -> tensor<?
 #: smallest padded set is chosen); the token counts of @pool_tokens are reduced over.
 GRAM_BOUNDS = ["--dim-bound", "input0_dim0=8", "--dim-bound", "input0_dim1=5", "--dim-bound", "input1_dim1=5"]
 
+SCATTER = """
+func.func @scatter_add(%operand: tensor<8xf32>, %indices: tensor<?x1xi32>, %updates: tensor<?xf32>) -> tensor<8xf32> {
+  %r = "stablehlo.scatter"(%operand, %indices, %updates) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0],
+        scatter_dims_to_operand_dims = [0], index_vector_dim = 1>,
+      indices_are_sorted = false, unique_indices = false}
+      : (tensor<8xf32>, tensor<?x1xi32>, tensor<?xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+"""
+
 
 def _softmax(s: np.ndarray) -> np.ndarray:
     e = np.exp(s - s.max(axis=1, keepdims=True))
@@ -161,3 +175,28 @@ def test_dim_bound_errors(tmp_path, capsys):
     assert rc == 1 and "--dim-bound s: expected NAME=N" in err
     rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--target=cuda", *GRAM_BOUNDS], capsys)
     assert rc == 1 and "the cuda target does not stage them" in err
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_scatter_add_with_a_dynamic_number_of_updates(tmp_path, capsys, target):
+    """Indices and updates from the caller, their count bounded by one flag (the other
+    dimension is unified with it and shares the bound): padding indices become -1, so those
+    updates are skipped; out-of-range indices of the caller are skipped too (StableHLO spec)."""
+    src = tmp_path / "scatter.mlir"
+    src.write_text(SCATTER)
+    m = ireec.load(build(src, tmp_path, capsys, target, "--dim-bound", "input1_dim0=16"))
+    assert m.scatter_add.info.signature == "@scatter_add(tensor<8xf32>, tensor<?x1xi32>, tensor<?xf32>) -> tensor<8xf32>"
+    rng = np.random.default_rng(4)
+    operand = rng.standard_normal(8).astype(np.float32)
+    for n in (0, 1, 5, 16):
+        idx = rng.integers(-2, 10, size=(n, 1)).astype(np.int32)
+        upd = rng.standard_normal(n).astype(np.float32)
+        want = operand.copy()
+        for i, u in zip(idx[:, 0], upd):
+            if 0 <= i < 8:
+                want[i] += u
+        np.testing.assert_allclose(m.scatter_add(operand, idx, upd), want, rtol=1e-6, atol=1e-6)
+    with pytest.raises(StatusError):
+        m.scatter_add(operand, np.zeros((3, 1), np.int32), np.zeros(2, np.float32))
+    with pytest.raises(StatusError):
+        m.scatter_add(operand, np.zeros((17, 1), np.int32), np.zeros(17, np.float32))

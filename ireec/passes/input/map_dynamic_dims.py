@@ -76,8 +76,8 @@ class _State:
     ``padded``: the (argument, dimension) pairs whose symbols are *padded* rather than
     mapped (``ireec-pad-dynamic-dims-to-bounds``, pad_dynamic_dims_to_bounds.py): their
     dimensions may sit anywhere in a tensor and may be reduced or contracted, which the
-    analysis records in ``masks`` as (op, operand index, dimension, symbol, fill operand
-    index or None for zero)."""
+    analysis records in ``masks`` as (op, operand index, dimension, symbol, fill: an operand
+    index, None for zero or :data:`OUT_OF_BOUNDS`)."""
 
     def __init__(self, f: Operation, padded: FrozenSet[Tuple[int, int]] = frozenset()):
         self.f = f
@@ -89,7 +89,7 @@ class _State:
         self.assertions: List[Operation] = []
         self.predicates: Dict[Value, Operation] = {}       # compare of shape values
         self.padded_origins = padded
-        self.masks: List[Tuple[Operation, int, int, int, Optional[int]]] = []
+        self.masks: List[Tuple[Operation, int, int, int, object]] = []
         self.mixed: List[Tuple[int, int]] = []             # unified mapped and padded symbols
 
     # -- symbols -----------------------------------------------------------
@@ -402,6 +402,52 @@ def _gather(st: _State, op: Operation) -> None:
     st.set_dims(op, op.results[0], out)
 
 
+#: ``fill`` of a mask that makes a scatter index point outside the operand (the update is
+#: skipped, StableHLO spec §scatter; ireec's lowering skips such windows).
+OUT_OF_BOUNDS = "out_of_bounds"
+
+
+def _scatter(st: _State, op: Operation) -> None:
+    """``stablehlo.scatter`` with a dynamic number of updates: the update scatter dims of
+    the indices and the updates (in order, unified) may carry *padded* symbols; the padding
+    indices are masked to -1, outside the operand, so those updates are skipped. The
+    operands, the index vector, the update windows and batching dims stay static; a mapped
+    symbol cannot be scattered (every slice would write the whole operand)."""
+    n = (len(op.operands) - 1) // 2
+    ins, idx, upd = op.operands[:n], op.operands[n], op.operands[n + 1:]
+    dn = shlo.scatter_dimension_numbers(op)
+    isyms = st.syms(idx)
+    usyms = [st.syms(u) for u in upd]
+    if not isyms and not any(usyms):
+        _unsupported(st, op)
+        return
+    ivd = int(dn["index_vector_dim"])
+    window = set(dn["update_window_dims"])
+    refused = CompileError(f"'{op.name}' with a dynamic number of updates: {WHY} and cannot "
+                           f"scatter one slice's updates into the whole operand", op.loc)
+    if (any(st.syms(v) for v in ins) or ivd in isyms or dn["input_batching_dims"]
+            or not dn["scatter_dims_to_operand_dims"] or any(d in window for u in usyms for d in u)):
+        raise refused
+    idx_dims = [d for d in range(len(idx.type.shape)) if d != ivd]
+    for u, us in zip(upd, usyms):
+        upd_dims = [d for d in range(len(u.type.shape)) if d not in window]
+        for di, du in zip(idx_dims, upd_dims):
+            if (di in isyms) != (du in us):
+                raise CompileError(f"'{op.name}': update scatter dimension {du} and indices dimension "
+                                   f"{di} are not both dynamic; {WHY} and cannot prove them equal", op.loc)
+            if di in isyms:
+                st.union(isyms[di], us[du])
+    # Mapped symbols are refused, unless unified with a padded one just now (then they are
+    # padded too, see ireec-pad-dynamic-dims-to-bounds).
+    if not st.mixed and any(not st.is_padded(s) for s in list(isyms.values())
+                            + [s for u in usyms for s in u.values()]):
+        raise refused
+    for d, s in isyms.items():
+        st.masks.append((op, n, d, s, OUT_OF_BOUNDS))
+    for r in op.results:
+        st.set_dims(op, r, {})
+
+
 def _torch_index_select(st: _State, op: Operation) -> None:
     """``stablehlo.torch_index_select`` (``dim``, ``batch_dims``): the result is
     ``operand[:dim] ++ index[batch_dims:] ++ operand[dim+1:]``, so a dynamic leading dim of
@@ -687,6 +733,7 @@ RULES.update({
     "stablehlo.gather": _gather,
     "stablehlo.dynamic_gather": _gather,
     "stablehlo.torch_index_select": _torch_index_select,
+    "stablehlo.scatter": _scatter,
     "stablehlo.iota": _iota,
     "stablehlo.dynamic_iota": _iota,
     "stablehlo.get_dimension_size": _get_dimension_size,

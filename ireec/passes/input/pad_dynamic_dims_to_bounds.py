@@ -11,7 +11,9 @@ positions along a padded dimension is masked first (``iota < s ? x : fill``):
   reduction's identity, as the StableHLO spec requires of ``init_values`` for a
   deterministic result);
 * ``stablehlo.dot_general`` contracting a padded dimension: both operands' padding becomes
-  zero (both, so that no padding value, even an infinity or NaN, meets a zero).
+  zero (both, so that no padding value, even an infinity or NaN, meets a zero);
+* ``stablehlo.scatter`` with a padded number of updates: the padding indices become -1,
+  outside the operand, so their updates are skipped (StableHLO spec §scatter).
 
 The program is then static at the bound: one memory plan, no allocation, and the kernels
 are the static ones (they run over the whole bound; the extent only moves the masks).
@@ -57,7 +59,7 @@ from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..abi.wrap_entry_points import is_public
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .map_dynamic_dims import SHAPE_OPERANDS, analyse, shape_constant
+from .map_dynamic_dims import OUT_OF_BOUNDS, SHAPE_OPERANDS, analyse, shape_constant
 
 #: Most bounded dimensions of one function tried in every combination.
 _MAX_CANDIDATES = 8
@@ -104,18 +106,23 @@ def _bounds(f: Operation, user: Dict[str, int]) -> Dict[Tuple[int, int], int]:
 
 
 def _try(f: Operation, padded: FrozenSet[Tuple[int, int]]):
-    """(state, None) when ``f`` compiles with ``padded`` padded, else (None, the error)."""
-    try:
-        st, _ = analyse(f, padded)
-    except CompileError as e:
-        return None, e
-    if st.mixed:
-        a, b = st.mixed[0]
-        return None, CompileError(
-            f"dimension {st.origin[a][1]} of argument #{st.origin[a][0]} and dimension "
-            f"{st.origin[b][1]} of argument #{st.origin[b][0]} must be equal, but only one of "
-            f"them has an upper bound (--dim-bound); give both one", f.loc)
-    return st, None
+    """(state, None) when ``f`` compiles with ``padded`` padded, else (None, the error). A
+    dimension an op forces equal to a padded one is padded too (it shares the bound)."""
+    while True:
+        try:
+            st, _ = analyse(f, padded)
+        except CompileError as e:
+            return None, e
+        if not st.mixed:
+            return st, None
+        more = padded | {st.origin[s] for pair in st.mixed for s in pair}
+        if more == padded:
+            a, b = st.mixed[0]
+            return None, CompileError(
+                f"dimension {st.origin[a][1]} of argument #{st.origin[a][0]} and dimension "
+                f"{st.origin[b][1]} of argument #{st.origin[b][0]} must be equal, but only one "
+                f"of them can be padded to a bound", f.loc)
+        padded = frozenset(more)
 
 
 def _hint(e: CompileError, names: Dict[Tuple[int, int], List[str]],
@@ -176,15 +183,15 @@ def _broadcast_like(b: Builder, v: Value, like: Value, dims) -> Value:
     return b.create("stablehlo.dynamic_broadcast_in_dim", [v, shape], [t], attrs).result
 
 
-def _mask(b: Builder, v: Value, dim: int, extent: Value, fill: Optional[Value]) -> Value:
+def _mask(b: Builder, v: Value, dim: int, extent: Value, fill: Optional[Value], constant: int = 0) -> Value:
     """``select(iota(dim) < extent, v, fill)`` in ``v``'s type (``fill``: a rank-0 value of
-    its element type; None: zero). The comparison is built on a tensor of size 1 in every
-    other dimension and broadcast."""
+    its element type; None: ``constant``, 0 or -1). The comparison is built on a tensor of
+    size 1 in every other dimension and broadcast."""
     t: T.TensorType = v.type
     if fill is None:
         st = T.TensorType((), t.element_type)
-        zero = np.zeros((), dtype=np.bool_ if t.element_type == T.i1 else np.float64)
-        fill = b.create("stablehlo.constant", [], [st], {"value": DenseElementsAttr(zero, st)}).result
+        value = np.full((), constant, dtype=np.bool_ if t.element_type == T.i1 else np.float64)
+        fill = b.create("stablehlo.constant", [], [st], {"value": DenseElementsAttr(value, st)}).result
     small = tuple(x if d == dim else 1 for d, x in enumerate(t.shape))
     it = T.TensorType(small, T.i32)
     iota = b.create("stablehlo.iota", [], [it], {"iota_dimension": IntegerAttr(dim, T.i64)}).result
@@ -219,8 +226,12 @@ def pad_function(f: Operation, user_bounds: Dict[str, int]) -> None:
         if st.is_padded(s) and st.find(s) not in roots:
             roots.append(st.find(s))
     num = {r: k for k, r in enumerate(roots)}
-    bound = {r: min(bounds[st.origin[s]] for s in range(len(st.origin))
-                    if st.find(s) == r and st.origin[s] in bounds) for r in roots}
+    members = {r: [st.origin[s] for s in range(len(st.origin)) if st.find(s) == r] for r in roots}
+    if any(not any(o in bounds for o in members[r]) for r in roots):
+        r = next(r for r in roots if not any(o in bounds for o in members[r]))
+        raise CompileError(f"dimension {st.origin[r][1]} of argument #{st.origin[r][0]} must be padded "
+                           f"but has no upper bound: --dim-bound {names[st.origin[r]][0]}=N", f.loc)
+    bound = {r: min(bounds[o] for o in members[r] if o in bounds) for r in roots}
     for r in roots:
         if bound[r] < 0:
             raise CompileError(f"--dim-bound {names[st.origin[r]][0]}={bound[r]}: a bound must not "
@@ -245,8 +256,9 @@ def pad_function(f: Operation, user_bounds: Dict[str, int]) -> None:
             v.type = _with_bounds(v.type, pd)
     for op, i, d, s, fill in st.masks:
         b = Builder.before(op)
-        fill_v = op.operands[fill] if fill is not None else None
-        op.set_operand(i, _mask(b, op.operands[i], d, extent(st.find(s)), fill_v))
+        fill_v = op.operands[fill] if isinstance(fill, int) else None
+        op.set_operand(i, _mask(b, op.operands[i], d, extent(st.find(s)), fill_v,
+                                -1 if fill == OUT_OF_BOUNDS else 0))
     _drop_size_operands(f, st)
     _fold_shape_operands(f, st, bound)
     ft = func_type(f)
