@@ -75,6 +75,52 @@ func.func @scatter_add(%operand: tensor<8xf32>, %indices: tensor<?x1xi32>, %upda
 }
 """
 
+#: torch-mlir's linalg spelling of attention over a dynamic number of keys (the queries'
+#: count stays mapped): matmuls and generic reductions whose reduction loop runs over keys.
+LINALG_ATTENTION = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @attn(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %n = tensor.dim %q, %c0 : tensor<?x8xf32>
+  %m = tensor.dim %k, %c0 : tensor<?x8xf32>
+  %ekt = tensor.empty(%m) : tensor<8x?xf32>
+  %kt = linalg.transpose ins(%k : tensor<?x8xf32>) outs(%ekt : tensor<8x?xf32>) permutation = [1, 0]
+  %es = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s = linalg.matmul ins(%q, %kt : tensor<?x8xf32>, tensor<8x?xf32>) outs(%zs : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %er = tensor.empty(%n) : tensor<?xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<?x?xf32>) outs(%fm : tensor<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]} ins(%s, %mx : tensor<?x?xf32>, tensor<?xf32>) outs(%fs : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    %r = arith.addf %e, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %p = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%s, %mx, %sum : tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%es : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    %e = math.exp %d : f32
+    %r = arith.divf %e, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  %eo = tensor.empty(%n) : tensor<?x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %o = linalg.matmul ins(%p, %v : tensor<?x?xf32>, tensor<?x8xf32>) outs(%zo : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %o : tensor<?x8xf32>
+}
+"""
+
 
 def _softmax(s: np.ndarray) -> np.ndarray:
     e = np.exp(s - s.max(axis=1, keepdims=True))
@@ -200,3 +246,20 @@ def test_scatter_add_with_a_dynamic_number_of_updates(tmp_path, capsys, target):
         m.scatter_add(operand, np.zeros((3, 1), np.int32), np.zeros(2, np.float32))
     with pytest.raises(StatusError):
         m.scatter_add(operand, np.zeros((17, 1), np.int32), np.zeros(17, np.float32))
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_linalg_attention_over_a_bounded_key_count(tmp_path, capsys, target):
+    """linalg reductions over a padded loop keep their accumulator past the extent (any
+    combiner: max, exp-sum, matmul); the values' count is unified with the keys' and padded
+    with it; the queries' count is mapped."""
+    src = tmp_path / "attn.mlir"
+    src.write_text(LINALG_ATTENTION)
+    m = ireec.load(build(src, tmp_path, capsys, target, "--dim-bound", "input1_dim0=16"))
+    rng = np.random.default_rng(5)
+    for n, k in ((1, 1), (3, 5), (4, 16)):
+        q, kk, v = (rng.standard_normal(shape).astype(np.float32) for shape in ((n, 8), (k, 8), (k, 8)))
+        np.testing.assert_allclose(m.attn(q, kk, v), _softmax(q @ kk.T) @ v, rtol=1e-5, atol=1e-5)
+    assert m.attn(np.zeros((0, 8), np.float32), kk, v).shape == (0, 8)
+    with pytest.raises(StatusError):
+        m.attn(q, np.zeros((17, 8), np.float32), np.zeros((17, 8), np.float32))

@@ -77,7 +77,7 @@ class _State:
     mapped (``ireec-pad-dynamic-dims-to-bounds``, pad_dynamic_dims_to_bounds.py): their
     dimensions may sit anywhere in a tensor and may be reduced or contracted, which the
     analysis records in ``masks`` as (op, operand index, dimension, symbol, fill: an operand
-    index, None for zero or :data:`OUT_OF_BOUNDS`)."""
+    index, None for zero, :data:`OUT_OF_BOUNDS` or :data:`PAYLOAD`)."""
 
     def __init__(self, f: Operation, padded: FrozenSet[Tuple[int, int]] = frozenset()):
         self.f = f
@@ -402,6 +402,10 @@ def _gather(st: _State, op: Operation) -> None:
     st.set_dims(op, op.results[0], out)
 
 
+#: ``fill`` of a mask on a linalg op's reduction loop (operand index None): its payload
+#: yields the accumulator unchanged past the extent.
+PAYLOAD = "payload"
+
 #: ``fill`` of a mask that makes a scatter index point outside the operand (the update is
 #: skipped, StableHLO spec §scatter; ireec's lowering skips such windows).
 OUT_OF_BOUNDS = "out_of_bounds"
@@ -659,9 +663,17 @@ def _structured(st: _State, op: Operation) -> None:
     maps = L.indexing_maps(op)
     its = L.iterator_types(op)
     loop: Dict[int, int] = {}
+    padded_loops = {m.results[d].pos for v, m in zip(op.operands, maps) for d, s in st.syms(v).items()
+                    if isinstance(m.results[d], AffineDim) and its[m.results[d].pos] == "reduction"
+                    and st.is_padded(s)}
     for v, m in zip(op.operands, maps):
         for d, s in st.syms(v).items():
             e = m.results[d]
+            if isinstance(e, AffineDim) and e.pos in padded_loops:
+                if e.pos not in loop:  # the payload keeps its accumulator past the extent
+                    st.masks.append((op, None, e.pos, s, PAYLOAD))
+                loop[e.pos] = st.union(loop[e.pos], s) if e.pos in loop else s
+                continue
             if not isinstance(e, AffineDim) or its[e.pos] != "parallel":
                 raise CompileError(f"'{op.name}': dynamic dimension {d} of operand "
                                    f"#{op.operands.index(v)} is not indexed by a parallel loop alone "

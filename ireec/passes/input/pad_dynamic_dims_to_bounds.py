@@ -12,6 +12,9 @@ positions along a padded dimension is masked first (``iota < s ? x : fill``):
   deterministic result);
 * ``stablehlo.dot_general`` contracting a padded dimension: both operands' padding becomes
   zero (both, so that no padding value, even an infinity or NaN, meets a zero);
+* a linalg structured op with a reduction loop over a padded dimension: its payload yields
+  the accumulator unchanged past the extent (``linalg.index < extent``), so any combiner
+  works without an identity (named ops are generalized first);
 * ``stablehlo.scatter`` with a padded number of updates: the padding indices become -1,
   outside the operand, so their updates are skipped (StableHLO spec §scatter).
 
@@ -55,11 +58,14 @@ from ...dialects.func import func_type, is_declaration
 from ...ir import types as T
 from ...ir.attributes import (ArrayAttr, DenseArrayAttr, DenseElementsAttr, DictAttr,
                               IntegerAttr, StringAttr, TypeAttr)
-from ...ir.core import Builder, Operation, Value
+from ...dialects import linalg as L
+from ...ir.affine import AffineMap
+from ...ir.core import BlockArgument, Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..abi.wrap_entry_points import is_public
+from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .map_dynamic_dims import OUT_OF_BOUNDS, SHAPE_OPERANDS, analyse, shape_constant
+from .map_dynamic_dims import OUT_OF_BOUNDS, PAYLOAD, SHAPE_OPERANDS, analyse, shape_constant
 
 #: Most bounded dimensions of one function tried in every combination.
 _MAX_CANDIDATES = 8
@@ -204,6 +210,37 @@ def _mask(b: Builder, v: Value, dim: int, extent: Value, fill: Optional[Value], 
     return b.create("stablehlo.select", [keep, v, filled], [t]).result
 
 
+def _mask_payload(op: Operation, loop: int, extent: Value) -> Operation:
+    """``op`` (a linalg structured op reducing over padded loop ``loop``) as a
+    ``linalg.generic`` that also reads ``extent`` (rank 0) and yields its accumulators
+    unchanged where ``linalg.index loop >= extent``: any reduction payload, no identity
+    needed. Returns the new op."""
+    g = generalize(op)
+    nin = len(L.inputs(g))
+    maps = L.indexing_maps(g)
+    n = len(L.iterator_types(g))
+    region = g.regions.pop(0)
+    block = region.blocks[0]
+    arg = BlockArgument(T.i32, block, nin)
+    block.args.insert(nin, arg)
+    for k, a in enumerate(block.args):
+        a.index = k
+    yield_op = block.terminator
+    b = Builder.before(yield_op)
+    idx = b.create("linalg.index", [], [T.index], {"dim": IntegerAttr(loop, T.i64)}).result
+    ext = b.create("arith.index_cast", [arg], [T.index]).result
+    inside = b.create("arith.cmpi", [idx, ext], [T.i1], {"predicate": IntegerAttr(2, T.i64)}).result  # slt
+    outs = block.args[nin + 1:]
+    yield_op.set_operands([b.create("arith.select", [inside, y, acc], [y.type]).result
+                           for y, acc in zip(yield_op.operands, outs)])
+    new = L.build_generic(list(L.inputs(g)) + [extent], L.outputs(g),
+                          maps[:nin] + [AffineMap(n, 0, ())] + maps[nin:], L.iterator_types(g),
+                          region, result_types=g.result_types, loc=g.loc)
+    g.parent.insert_before(g, new)
+    g.replace_with(new.results)
+    return new
+
+
 def _with_bounds(t: T.Type, dims: Dict[int, int]) -> T.Type:
     return dataclasses.replace(t, shape=tuple(dims.get(d, x) for d, x in enumerate(t.shape)))
 
@@ -254,7 +291,12 @@ def pad_function(f: Operation, user_bounds: Dict[str, int]) -> None:
         pd = {d: bound[st.find(s)] for d, s in dims.items() if st.is_padded(s)}
         if pd:
             v.type = _with_bounds(v.type, pd)
+    masked: Dict[Operation, Operation] = {}  # linalg op -> its generic with the extent input
     for op, i, d, s, fill in st.masks:
+        if fill == PAYLOAD:
+            op = masked.get(op, op)
+            masked[op] = _mask_payload(op, d, extent(st.find(s)))
+            continue
         b = Builder.before(op)
         fill_v = op.operands[fill] if isinstance(fill, int) else None
         op.set_operand(i, _mask(b, op.operands[i], d, extent(st.find(s)), fill_v,
