@@ -904,10 +904,14 @@ def analyse(f: Operation, padded: FrozenSet[Tuple[int, int]] = frozenset()
             st.dims[a] = dims
     if not arg_dims:
         return st, arg_dims
-    for block in f.regions[0].blocks:
-        for op in list(block.ops):
-            _apply(st, op)
-    _check_distinct_slices(st)
+    try:
+        for block in f.regions[0].blocks:
+            for op in list(block.ops):
+                _apply(st, op)
+        _check_distinct_slices(st)
+    except CompileError as e:
+        e.partial_state = st  # what was learnt before the error (shape assertions come first)
+        raise
     return st, arg_dims
 
 

@@ -101,8 +101,10 @@ def _bounds(f: Operation, user: Dict[str, int]) -> Dict[Tuple[int, int], int]:
             out[key] = min(given)
     try:
         st, _ = analyse(f, frozenset(names))
-    except CompileError:
-        return out
+    except CompileError as e:
+        st = getattr(e, "partial_state", None)
+        if st is None:
+            return out
     for s, cmp, k in st.checks:
         if cmp in _BOUND_DIRECTIONS:
             for sym, origin in enumerate(st.origin):
