@@ -91,6 +91,7 @@ class _State:
         self.padded_origins = padded
         self.masks: List[Tuple[Operation, int, int, int, object]] = []
         self.mixed: List[Tuple[int, int]] = []             # unified mapped and padded symbols
+        self.data_uses: List[Tuple[Operation, int]] = []   # (op, operand) reading a padded extent
 
     # -- symbols -----------------------------------------------------------
     def new_symbol(self, arg: int, dim: int) -> int:
@@ -109,6 +110,13 @@ class _State:
         if self.is_padded(a) != self.is_padded(b):
             self.mixed.append((a, b))
         return self.sets.union(a, b)
+
+    def padded_scalar(self, v: Value) -> bool:
+        """Whether shape value ``v`` is one ``k * symbol`` of a padded symbol (read at run
+        time from its extent when used as data)."""
+        e = self.shape.get(v)
+        return (e is not None and len(e) == 1 and e[0] is not None and e[0][1] is not None
+                and self.is_padded(e[0][1]) and isinstance(e[0][0], int))
 
     def is_padded(self, s: int) -> bool:
         """Whether symbol ``s`` is padded to a bound (see the class docstring)."""
@@ -710,7 +718,7 @@ def _unsupported(st: _State, op: Operation) -> None:
             raise CompileError(f"'{op.name}' on dynamic dimension {min(syms)} of operand #{i} "
                                f"({v.type}) is not supported; {WHY} and knows no rule for this op",
                                op.loc)
-        if v in st.shape:
+        if v in st.shape and not st.padded_scalar(v):
             raise CompileError(f"'{op.name}': operand #{i} is computed from a dynamic dimension and "
                                f"used as data; {WHY} and shape values may only give shapes", op.loc)
     for nested in (o for r in op.regions for b in r.blocks for o in b.ops):
@@ -780,10 +788,14 @@ SHAPE_READERS: Dict[str, Optional[Tuple[int, ...]]] = {
 
 
 def _apply(st: _State, op: Operation) -> None:
-    """Run ``op``'s rule after refusing shape values in data operands."""
+    """Run ``op``'s rule after refusing shape values in data operands (a scalar of a padded
+    symbol is read at run time instead: ``data_uses``)."""
     allowed = SHAPE_READERS.get(op.name, ())
     for i, v in enumerate(op.operands):
         if v in st.shape and allowed is not None and i not in allowed:
+            if st.padded_scalar(v):
+                st.data_uses.append((op, i))
+                continue
             raise CompileError(f"'{op.name}': operand #{i} is computed from a dynamic dimension and "
                                f"used as data; {WHY} and shape values may only give shapes", op.loc)
     _rule(op)(st, op)

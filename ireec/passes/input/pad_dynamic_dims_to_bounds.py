@@ -32,8 +32,9 @@ makes the program compile is chosen (fewest, then in argument order). When mappi
 and no bound helps, the error of the mapping analysis names the flag.
 
 Rewrite. Every value's padded dimensions get the bound as their static size; the padded
-arguments' shape reads (``get_dimension_size``, ``tensor.dim``) then fold to the bound,
-which is right because the analysis refuses shape values used as data. Each padded symbol
+arguments' shape reads (``get_dimension_size``, ``tensor.dim``) then fold to the bound where
+they give shapes, and where a size is used as data (a mean over the sequence divides by it)
+the op reads ``k * extent`` at run time instead. Each padded symbol
 whose extent a mask reads gets a hidden ``tensor<i32>`` argument appended to the function,
 filled by the entry point. The function gets ``ireec.padded_dims`` (see
 :func:`ireec.emitc.entry_abi.padded_dims_of`): ``symbols`` ([argument, dimension, bound]
@@ -212,6 +213,32 @@ def _mask(b: Builder, v: Value, dim: int, extent: Value, fill: Optional[Value], 
     return b.create("stablehlo.select", [keep, v, filled], [t]).result
 
 
+def _extent_value(b: Builder, extent: Value, k: int, t: T.Type) -> Value:
+    """``k * extent`` in type ``t`` (a rank-0 or one-element tensor, or an integer/index
+    scalar): what a dimension size used as data (a mean's divisor) reads at run time."""
+    if isinstance(t, T.TensorType):
+        et = t.element_type
+        v = extent
+        if et != T.i32:
+            v = b.create("stablehlo.convert", [v], [T.TensorType((), et)]).result
+        if k != 1:
+            kt = T.TensorType((), et)
+            c = b.create("stablehlo.constant", [], [kt], {"value": DenseElementsAttr(np.array(k), kt)}).result
+            v = b.create("stablehlo.multiply", [v, c], [kt]).result
+        if t.shape != ():
+            v = b.create("stablehlo.reshape", [v], [t]).result
+        return v
+    v = b.create("tensor.extract", [extent], [T.i32]).result
+    if isinstance(t, T.IndexType):
+        v = b.create("arith.index_cast", [v], [T.index]).result
+    elif t != T.i32:
+        v = b.create("arith.extsi", [v], [t]).result
+    if k != 1:
+        v = b.create("arith.muli", [v, b.create("arith.constant", [], [t], {"value": IntegerAttr(k, t)}).result],
+                     [t]).result
+    return v
+
+
 def _mask_payload(op: Operation, loop: int, extent: Value) -> Operation:
     """``op`` (a linalg structured op reducing over padded loop ``loop``) as a
     ``linalg.generic`` that also reads ``extent`` (rank 0) and yields its accumulators
@@ -305,6 +332,9 @@ def pad_function(f: Operation, user_bounds: Dict[str, int]) -> None:
                                 -1 if fill == OUT_OF_BOUNDS else 0))
     _drop_size_operands(f, st)
     _fold_shape_operands(f, st, bound)
+    for op, i in st.data_uses:
+        k, s = st.shape[op.operands[i]][0]
+        op.set_operand(i, _extent_value(Builder.before(op), extent(st.find(s)), k, op.operands[i].type))
     ft = func_type(f)
     results = [v.type for v in rets[0].operands] if rets else list(ft.results)
     f.attributes["function_type"] = TypeAttr(T.FunctionType(tuple(a.type for a in f.body.args),
