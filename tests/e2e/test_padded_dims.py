@@ -121,6 +121,41 @@ func.func @attn(%q: tensor<?x8xf32>, %k: tensor<?x8xf32>, %v: tensor<?x8xf32>) -
 }
 """
 
+#: A mean over a padded token count divides by the count (a dimension size used as data:
+#: read at run time); positions are a table sliced to the count (JAX's ``table[:s]``).
+MEAN_AND_POSITIONS = """
+func.func @mean_tokens(%x: tensor<?x?x4xf32>) -> tensor<?x4xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
+  %n = stablehlo.get_dimension_size %x, dim = 1 : (tensor<?x?x4xf32>) -> tensor<i32>
+  %b = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x?x4xf32>) -> tensor<i32>
+  %nf = stablehlo.convert %n : (tensor<i32>) -> tensor<f32>
+  %b1 = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+  %c4 = stablehlo.constant dense<4> : tensor<1xi32>
+  %shape = stablehlo.concatenate %b1, %c4, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %nb = stablehlo.dynamic_broadcast_in_dim %nf, %shape, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+  %m = stablehlo.divide %r, %nb : tensor<?x4xf32>
+  return %m : tensor<?x4xf32>
+}
+func.func @add_positions(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %table = stablehlo.iota dim = 0 : tensor<12x4xf32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %c4 = stablehlo.constant dense<4> : tensor<1xi32>
+  %limit = stablehlo.concatenate %n1, %c4, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %start = stablehlo.constant dense<0> : tensor<2xi32>
+  %one = stablehlo.constant dense<1> : tensor<2xi32>
+  %p = stablehlo.real_dynamic_slice %table, %start, %limit, %one : (tensor<12x4xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?x4xf32>
+  %y = stablehlo.add %x, %p : tensor<?x4xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%y init: %z) applies stablehlo.add across dimensions = [0] : (tensor<?x4xf32>, tensor<f32>) -> tensor<4xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [1] : (tensor<4xf32>) -> tensor<1x4xf32>
+  %rd = stablehlo.dynamic_broadcast_in_dim %rb, %limit, dims = [0, 1] : (tensor<1x4xf32>, tensor<2xi32>) -> tensor<?x4xf32>
+  %o = stablehlo.subtract %y, %rd : tensor<?x4xf32>
+  return %o : tensor<?x4xf32>
+}
+"""
+
 
 def _softmax(s: np.ndarray) -> np.ndarray:
     e = np.exp(s - s.max(axis=1, keepdims=True))
@@ -263,3 +298,18 @@ def test_linalg_attention_over_a_bounded_key_count(tmp_path, capsys, target):
     assert m.attn(np.zeros((0, 8), np.float32), kk, v).shape == (0, 8)
     with pytest.raises(StatusError):
         m.attn(q, np.zeros((17, 8), np.float32), np.zeros((17, 8), np.float32))
+
+
+def test_mean_over_tokens_and_sliced_positions(tmp_path, capsys):
+    src = tmp_path / "mean.mlir"
+    src.write_text(MEAN_AND_POSITIONS)
+    m = ireec.load(build(src, tmp_path, capsys, "c", "--dim-bound", "input0_dim1=10",
+                         "--dim-bound", "input0_dim0=12"))
+    rng = np.random.default_rng(6)
+    for b, t in ((1, 1), (2, 7), (3, 10)):
+        x = rng.standard_normal((b, t, 4)).astype(np.float32)
+        np.testing.assert_allclose(m.mean_tokens(x), x.mean(axis=1), rtol=1e-6, atol=1e-6)
+    for t in (1, 5, 12):
+        x = rng.standard_normal((t, 4)).astype(np.float32)
+        y = x + np.arange(t, dtype=np.float32)[:, None]
+        np.testing.assert_allclose(m.add_positions(x), y - y.sum(axis=0), rtol=1e-5, atol=1e-5)

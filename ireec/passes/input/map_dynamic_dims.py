@@ -460,6 +460,29 @@ def _scatter(st: _State, op: Operation) -> None:
         st.set_dims(op, r, {})
 
 
+def _real_dynamic_slice(st: _State, op: Operation) -> None:
+    """``real_dynamic_slice(x, start, limit, strides)`` of a static ``x`` whose limit is a
+    padded symbol's size from start 0 with stride 1 (JAX's ``table[:s]``): that result
+    dimension carries the symbol, so its first ``s`` positions are the valid ones; other
+    dimensions must be constant slices. A mapped symbol cannot size a slice."""
+    if st.syms(op.operands[0]):
+        _unsupported(st, op)
+    start, limit, strides = (st.entries(op, v) for v in op.operands[1:4])
+    out: Dict[int, int] = {}
+    for d, (a, e, k) in enumerate(zip(start, limit, strides)):
+        if a is None or k is None or e is None or a[1] is not None or k[1] is not None:
+            raise CompileError(f"'{op.name}': the start or stride of dimension {d} is computed from a "
+                               f"dynamic dimension; {WHY}", op.loc)
+        if e[1] is None:
+            continue
+        if not st.is_padded(e[1]) or e[0] != 1 or a[0] != 0 or k[0] != 1:
+            raise CompileError(f"'{op.name}': dimension {d} is sliced to a dynamic size; {WHY} and "
+                               f"slices to a dimension padded to a bound only, from 0 with stride 1",
+                               op.loc)
+        out[d] = e[1]
+    st.set_dims(op, op.results[0], out)
+
+
 def _torch_index_select(st: _State, op: Operation) -> None:
     """``stablehlo.torch_index_select`` (``dim``, ``batch_dims``): the result is
     ``operand[:dim] ++ index[batch_dims:] ++ operand[dim+1:]``, so a dynamic leading dim of
@@ -753,6 +776,7 @@ RULES.update({
     "stablehlo.gather": _gather,
     "stablehlo.dynamic_gather": _gather,
     "stablehlo.torch_index_select": _torch_index_select,
+    "stablehlo.real_dynamic_slice": _real_dynamic_slice,
     "stablehlo.scatter": _scatter,
     "stablehlo.iota": _iota,
     "stablehlo.dynamic_iota": _iota,
@@ -779,7 +803,8 @@ RULES.update({f"tosa.reduce_{n}": _tosa_reduce for n in (
 #: Ops that may read shape values, and at which operand positions (None: all).
 SHAPE_READERS: Dict[str, Optional[Tuple[int, ...]]] = {
     "stablehlo.dynamic_broadcast_in_dim": (1,), "stablehlo.dynamic_reshape": (1,),
-    "stablehlo.dynamic_iota": (0,), "stablehlo.custom_call": None, "stablehlo.compare": None,
+    "stablehlo.dynamic_iota": (0,), "stablehlo.real_dynamic_slice": (1, 2, 3),
+    "stablehlo.custom_call": None, "stablehlo.compare": None,
     "stablehlo.convert": None, "stablehlo.reshape": None, "stablehlo.multiply": None,
     "stablehlo.add": None, "stablehlo.concatenate": None, "tensor.empty": None,
     "tensor.expand_shape": None, "tensor.dim": (1,), "arith.index_cast": None,
@@ -839,7 +864,7 @@ def shape_constant(b: Builder, v: Value, entries: List[Entry]) -> Optional[Value
 
 
 SHAPE_OPERANDS = {"stablehlo.dynamic_broadcast_in_dim": (1,), "stablehlo.dynamic_reshape": (1,),
-                   "stablehlo.dynamic_iota": (0,)}
+                  "stablehlo.dynamic_iota": (0,), "stablehlo.real_dynamic_slice": (1, 2, 3)}
 
 
 def _rewrite(st: _State, f: Operation) -> None:
