@@ -156,6 +156,29 @@ func.func @add_positions(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 }
 """
 
+#: Heads split and merged by dynamic_reshape around a padded sequence that is not the
+#: leading dimension (the reshape keeps the dims up to it in place).
+SPLIT_HEADS = """
+func.func @split_heads(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
+  %n = stablehlo.get_dimension_size %x, dim = 1 : (tensor<1x?x8xf32>) -> tensor<i32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %c1 = stablehlo.constant dense<1> : tensor<1xi32>
+  %c2 = stablehlo.constant dense<2> : tensor<1xi32>
+  %c4 = stablehlo.constant dense<4> : tensor<1xi32>
+  %c8 = stablehlo.constant dense<8> : tensor<1xi32>
+  %s4 = stablehlo.concatenate %c1, %n1, %c2, %c4, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<4xi32>
+  %h = stablehlo.dynamic_reshape %x, %s4 : (tensor<1x?x8xf32>, tensor<4xi32>) -> tensor<1x?x2x4xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%h init: %z) applies stablehlo.add across dimensions = [1] : (tensor<1x?x2x4xf32>, tensor<f32>) -> tensor<1x2x4xf32>
+  %rb = stablehlo.broadcast_in_dim %r, dims = [0, 2, 3] : (tensor<1x2x4xf32>) -> tensor<1x1x2x4xf32>
+  %rd = stablehlo.dynamic_broadcast_in_dim %rb, %s4, dims = [0, 1, 2, 3] : (tensor<1x1x2x4xf32>, tensor<4xi32>) -> tensor<1x?x2x4xf32>
+  %y = stablehlo.subtract %h, %rd : tensor<1x?x2x4xf32>
+  %s3 = stablehlo.concatenate %c1, %n1, %c8, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xi32>
+  %o = stablehlo.dynamic_reshape %y, %s3 : (tensor<1x?x2x4xf32>, tensor<3xi32>) -> tensor<1x?x8xf32>
+  return %o : tensor<1x?x8xf32>
+}
+"""
+
 
 def _softmax(s: np.ndarray) -> np.ndarray:
     e = np.exp(s - s.max(axis=1, keepdims=True))
@@ -313,3 +336,13 @@ def test_mean_over_tokens_and_sliced_positions(tmp_path, capsys):
         x = rng.standard_normal((t, 4)).astype(np.float32)
         y = x + np.arange(t, dtype=np.float32)[:, None]
         np.testing.assert_allclose(m.add_positions(x), y - y.sum(axis=0), rtol=1e-5, atol=1e-5)
+
+
+def test_reshapes_around_a_padded_middle_dimension(tmp_path, capsys):
+    src = tmp_path / "heads.mlir"
+    src.write_text(SPLIT_HEADS)
+    m = ireec.load(build(src, tmp_path, capsys, "c", "--dim-bound", "input0_dim1=6"))
+    rng = np.random.default_rng(7)
+    for t in (1, 4, 6):
+        x = rng.standard_normal((1, t, 8)).astype(np.float32)
+        np.testing.assert_allclose(m.split_heads(x), x - x.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)

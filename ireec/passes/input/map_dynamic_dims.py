@@ -227,31 +227,41 @@ def _broadcast_in_dim(st: _State, op: Operation) -> None:
 
 
 def _reshape(st: _State, op: Operation) -> None:
-    """The operand's leading symbol dims stay the result's leading dims, unmerged; the rest
-    reshapes statically (equal element counts)."""
+    """The operand's dims up to its last symbol dim stay the result's, in place and unmerged
+    (symbol dims carry their symbols, the static ones between them keep their sizes); the
+    rest reshapes statically (equal element counts). With mapped symbols only, that prefix is
+    the leading symbol dims."""
     src = st.syms(op.operands[0])
-    k = len(src)
+    in_shape = op.operands[0].type.shape
     rt = op.results[0].type
-    out: Dict[int, int] = {}
+    out: Dict[int, Optional[int]] = {}
     if op.name == "stablehlo.dynamic_reshape":
-        out = _shape_entries_to_dims(st, op, st.entries(op, op.operands[1]), "output shape")
-    else:
-        out = {d: None for d in range(len(rt.shape)) if rt.shape[d] is None and d < k}
-    if not k and not out:
+        out = dict(_shape_entries_to_dims(st, op, st.entries(op, op.operands[1]), "output shape"))
+    if not src and not out:
         return
-    if sorted(out) != list(range(k)):
-        raise CompileError(f"'{op.name}': the reshape moves, merges or splits a dynamic dimension "
-                           f"(operand {op.operands[0].type}, result {rt}); {WHY} and keeps them as "
-                           f"the leading dimensions", op.loc)
-    rest_in = op.operands[0].type.shape[k:]
+    k = max(src) + 1 if src else 0
+    moved = CompileError(f"'{op.name}': the reshape moves, merges or splits a dynamic dimension "
+                         f"(operand {op.operands[0].type}, result {rt}); {WHY} and keeps them in "
+                         f"place", op.loc)
+    if any(d >= k for d in out) or len(rt.shape) < k:
+        raise moved
+    for d in range(k):
+        if d in src:
+            if op.name != "stablehlo.dynamic_reshape" and rt.shape[d] is not None:
+                raise moved
+            if op.name == "stablehlo.dynamic_reshape" and d not in out:
+                raise moved
+        elif d in out or in_shape[d] is None or in_shape[d] != rt.shape[d]:
+            raise moved
+    rest_in = in_shape[k:]
     rest_out = rt.shape[k:]
     if op.name == "stablehlo.dynamic_reshape":
         rest_out = [e[0] for e in st.entries(op, op.operands[1])[k:]]
     if None in rest_in or None in rest_out or int(np.prod(rest_in)) != int(np.prod(rest_out)):
         raise CompileError(f"'{op.name}': the reshape moves, merges or splits a dynamic dimension "
                            f"(operand {op.operands[0].type}, result {rt}); {WHY}", op.loc)
-    st.set_dims(op, op.results[0], {d: (st.union(src[d], out[d]) if out[d] is not None else src[d])
-                                    for d in range(k)})
+    st.set_dims(op, op.results[0], {d: (st.union(src[d], out[d]) if out.get(d) is not None else src[d])
+                                    for d in src})
 
 
 def _transpose(st: _State, op: Operation) -> None:
