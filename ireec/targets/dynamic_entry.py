@@ -75,7 +75,6 @@ def dynamic_entry(fn: dict, dd: Optional[dict], pd: Optional[dict], staging_offs
     ``ireec.padded_dims`` (``ireec.emitc.entry_abi``), either may be None;
     ``staging_offset``: where the staging buffers start in the workspace."""
     dm = _Dims(fn, dd, pd)
-    nargs = len(fn["args"])
     tdims = [dm.tensor_dims("args", i, t["rank"]) for i, t in enumerate(fn["args"])] + \
         [dm.tensor_dims("results", j, t["rank"]) for j, t in enumerate(fn["results"])]
     _mark_dynamic_tensors(fn, dm, tdims)

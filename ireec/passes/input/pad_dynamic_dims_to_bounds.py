@@ -66,7 +66,7 @@ from ...ir.diagnostics import CompileError
 from ..abi.wrap_entry_points import is_public
 from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .map_dynamic_dims import OUT_OF_BOUNDS, PAYLOAD, SHAPE_OPERANDS, analyse, shape_constant
+from .dynamic_dims_analysis import OUT_OF_BOUNDS, PAYLOAD, SHAPE_OPERANDS, analyse, shape_constant
 
 #: Most bounded dimensions of one function tried in every combination.
 _MAX_CANDIDATES = 8
