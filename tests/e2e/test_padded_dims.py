@@ -277,6 +277,11 @@ def test_dim_bound_errors(tmp_path, capsys):
     assert rc == 1 and "--dim-bound t: no public function has a dynamic dimension of that name" in err
     rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--dim-bound", "s"], capsys)
     assert rc == 1 and "--dim-bound s: expected NAME=N" in err
+    rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--dim-bound", "input0_dim0=0"], capsys)
+    assert rc == 1 and "the upper bound of input0_dim0 is 0" in err and "gram.mlir:2:1: error" in err
+    rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--dim-bound", "input0_dim0=99999999999",
+                          "--dim-bound", "input0_dim1=5", "--dim-bound", "input1_dim1=5"], capsys)
+    assert rc == 1 and "more than the C ABI's int64_t sizes can hold" in err
     rc, _, err = run_cli(["compile", src, "-o", tmp_path / "o", "--target=cuda", *GRAM_BOUNDS], capsys)
     assert rc == 1 and "the cuda target does not stage them" in err
 

@@ -299,9 +299,10 @@ def pad_function(f: Operation, user_bounds: Dict[str, int]) -> None:
                            f"but has no upper bound: --dim-bound {names[st.origin[r]][0]}=N", f.loc)
     bound = {r: min(bounds[o] for o in members[r] if o in bounds) for r in roots}
     for r in roots:
-        if bound[r] < 0:
-            raise CompileError(f"--dim-bound {names[st.origin[r]][0]}={bound[r]}: a bound must not "
-                               f"be negative", f.loc)
+        if bound[r] < 1:
+            raise CompileError(f"the upper bound of {names[st.origin[r]][0]} is {bound[r]} (from "
+                               f"--dim-bound or a shape assertion): a padded dimension needs a bound "
+                               f"of at least 1", f.loc)
 
     def padded_dims(v: Value) -> Dict[int, int]:
         return {d: st.find(s) for d, s in st.dims.get(v, {}).items() if st.is_padded(s)}
