@@ -179,6 +179,16 @@ func.func @split_heads(%x: tensor<1x?x8xf32>) -> tensor<1x?x8xf32> {
 }
 """
 
+#: Bounded dynamism spelled in the types (StableHLO's ``#stablehlo.bounds``), no flag.
+TYPE_BOUNDS = """
+func.func @f(%x: tensor<?x4xf32, #stablehlo.bounds<16, ?>>) -> tensor<?xf32, #stablehlo.bounds<16>> {
+  %s = stablehlo.dot_general %x, %x, contracting_dims = [1] x [1] : (tensor<?x4xf32, #stablehlo.bounds<16, ?>>, tensor<?x4xf32, #stablehlo.bounds<16, ?>>) -> tensor<?x?xf32, #stablehlo.bounds<16, 16>>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %r = stablehlo.reduce(%s init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x?xf32, #stablehlo.bounds<16, 16>>, tensor<f32>) -> tensor<?xf32, #stablehlo.bounds<16>>
+  return %r : tensor<?xf32, #stablehlo.bounds<16>>
+}
+"""
+
 
 def _softmax(s: np.ndarray) -> np.ndarray:
     e = np.exp(s - s.max(axis=1, keepdims=True))
@@ -351,3 +361,16 @@ def test_reshapes_around_a_padded_middle_dimension(tmp_path, capsys):
     for t in (1, 4, 6):
         x = rng.standard_normal((1, t, 8)).astype(np.float32)
         np.testing.assert_allclose(m.split_heads(x), x - x.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+def test_bounds_from_stablehlo_bounds_encodings(tmp_path, capsys):
+    src = tmp_path / "bounds.mlir"
+    src.write_text(TYPE_BOUNDS)
+    m = ireec.load(build(src, tmp_path, capsys, "c"))
+    assert m.f.info.signature == "@f(tensor<?x4xf32>) -> tensor<?xf32>"
+    rng = np.random.default_rng(8)
+    for n in (1, 9, 16):
+        x = rng.standard_normal((n, 4)).astype(np.float32)
+        np.testing.assert_allclose(m.f(x), (x @ x.T).sum(axis=1), rtol=1e-5, atol=1e-5)
+    with pytest.raises(StatusError):
+        m.f(np.zeros((17, 4), np.float32))

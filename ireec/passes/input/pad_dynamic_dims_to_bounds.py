@@ -24,7 +24,8 @@ are the static ones (they run over the whole bound; the extent only moves the ma
 Which dimensions. ``ireec-map-dynamic-dims`` (map_dynamic_dims.py, which runs next)
 compiles one slice and loops over extents, the faster plan where it applies: a dimension is
 padded only when mapping fails and it has a bound. The bound of a dimension comes from the
-program (JAX shape assertions ``dim <= N`` / ``dim < N``) or from the user
+program (``#stablehlo.bounds`` type encodings, JAX shape assertions ``dim <= N`` /
+``dim < N``) or from the user
 (``--dim-bound NAME=N``, ``options["dim_bounds"]``), where NAME is the JAX dimension variable
 (``jax.global_constant``, kept by ``inline`` as ``ireec.dimension_names``) or the C entry's
 parameter name ``input<I>_dim<D>``. The smallest set of bounded dimensions whose padding
@@ -73,6 +74,8 @@ _MAX_CANDIDATES = 8
 
 _BOUND_DIRECTIONS = {"<=": 0, "<": -1}
 
+_BOUNDS_PREFIX = "#stablehlo.bounds<"
+
 
 def dimension_names(f: Operation) -> Dict[Tuple[int, int], List[str]]:
     """Per dynamic argument dimension (argument, dimension) of ``f``, the names
@@ -91,13 +94,30 @@ def dimension_names(f: Operation) -> Dict[Tuple[int, int], List[str]]:
     return out
 
 
+def type_bounds(t: T.Type) -> List[Optional[int]]:
+    """Per dimension of ``t``, the bound its ``#stablehlo.bounds<...>`` encoding gives (None:
+    ``?`` or no such encoding). StableHLO spec, "bounded dynamism": one entry per dimension,
+    an integer only where the dimension is dynamic."""
+    enc = getattr(t, "encoding", None)
+    rank = len(getattr(t, "shape", None) or ())
+    text = str(enc) if enc is not None else ""
+    if not (text.startswith(_BOUNDS_PREFIX) and text.endswith(">")):
+        return [None] * rank
+    items = [x.strip() for x in text[len(_BOUNDS_PREFIX):-1].split(",")]
+    return [int(x) if x.isdigit() else None for x in items][:rank] + [None] * max(0, rank - len(items))
+
+
 def _bounds(f: Operation, user: Dict[str, int]) -> Dict[Tuple[int, int], int]:
     """The bound of each dynamic argument dimension of ``f`` that has one: the user's
-    (by any of its names) or the program's JAX assertions ``dim <= N``."""
+    (by any of its names), the argument type's ``#stablehlo.bounds`` or the program's JAX
+    assertions ``dim <= N``; the smallest where several apply."""
     out: Dict[Tuple[int, int], int] = {}
     names = dimension_names(f)
     for key, ns in names.items():
         given = [user[n] for n in ns if n in user]
+        typed = type_bounds(f.body.args[key[0]].type)[key[1]]
+        if typed is not None:
+            given.append(typed)
         if given:
             out[key] = min(given)
     try:
@@ -271,7 +291,14 @@ def _mask_payload(op: Operation, loop: int, extent: Value) -> Operation:
 
 
 def _with_bounds(t: T.Type, dims: Dict[int, int]) -> T.Type:
-    return dataclasses.replace(t, shape=tuple(dims.get(d, x) for d, x in enumerate(t.shape)))
+    """``t`` with dims ``dims`` static at their bounds; a ``#stablehlo.bounds`` encoding is
+    dropped once no dimension it bounds stays dynamic."""
+    shape = tuple(dims.get(d, x) for d, x in enumerate(t.shape))
+    enc = getattr(t, "encoding", None)
+    if str(enc).startswith(_BOUNDS_PREFIX):
+        left = [b for b, x in zip(type_bounds(t), shape) if x is None]
+        enc = enc if any(b is not None for b in left) else None
+    return dataclasses.replace(t, shape=shape, encoding=enc)
 
 
 def _pairs(dims: Dict[int, int]) -> DenseArrayAttr:
