@@ -151,7 +151,22 @@ def _firmware_options(args) -> Dict[str, object]:
         opts["emit_line_directives"] = True
     if getattr(args, "constants", None):
         opts["constants"] = args.constants
+    bounds = _dim_bounds(getattr(args, "dim_bound", None) or ())
+    if bounds:
+        opts["dim_bounds"] = bounds
     return opts
+
+
+def _dim_bounds(specs) -> Dict[str, int]:
+    """``--dim-bound NAME=N`` flags as {NAME: N}; UserError for a malformed one."""
+    out: Dict[str, int] = {}
+    for spec in specs:
+        name, eq, value = spec.partition("=")
+        if not eq or not name.strip() or not value.strip().isdigit():
+            raise UserError(f"--dim-bound {spec}: expected NAME=N with N a non-negative integer "
+                            f"(NAME: a JAX dimension variable such as s, or input0_dim1)")
+        out[name.strip()] = int(value)
+    return out
 
 
 def _write_reports(out, args, files=None, cflags=()) -> None:
@@ -232,6 +247,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
                    help="print each function's workspace arena, its lower bound and the sum of "
                         "its transients (bytes) to stderr")
     _add_firmware_options(p)
+    p.add_argument("--dim-bound", dest="dim_bound", action="append", metavar="NAME=N",
+                   help="upper bound of a dynamic dimension (NAME: a JAX dimension variable, or "
+                        "input<I>_dim<D>); a dimension the slice map cannot handle (one an "
+                        "attention reduces over) is compiled padded to its bound, with one static "
+                        "memory plan, and calls beyond it are refused")
     p.add_argument("--compile-from", dest="compile_from", choices=RESUMABLE_PHASES,
                    metavar="PHASE",
                    help="FILE is the IR printed after PHASE (--compile-to or "
@@ -454,7 +474,8 @@ def _cmd_opt(args) -> int:
         parse_pass_pipeline(args.pass_pipeline)  # unknown names before the input's errors
         text = opt.opt_file(_check_readable(args.file), args.pass_pipeline, target=args.target,
                             generic=args.mlir_print_op_generic, split_input_file=args.split_input_file,
-                            verify_diagnostics=args.verify_diagnostics)
+                            verify_diagnostics=args.verify_diagnostics,
+                            options={"dim_bounds": _dim_bounds(args.dim_bound or ())})
     except PassPipelineError as e:
         raise UserError(str(e)) from None
     _write_text(args.output or "-", text)
@@ -578,6 +599,8 @@ def _add_opt_command(sub) -> None:
                    help="run each chunk between '// -----' lines separately, like mlir-opt")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check errors against the input's '// expected-error {{text}}' lines")
+    p.add_argument("--dim-bound", dest="dim_bound", action="append", metavar="NAME=N",
+                   help="upper bound of a dynamic dimension (as for compile)")
     p.set_defaults(handler=_cmd_opt)
 
 

@@ -47,6 +47,7 @@ from .input.drop_compiler_hints import DropCompilerHintsPass
 from .input.inline import InlinePass
 from .input.legalize_chlo import LegalizeChloPass
 from .input.map_dynamic_dims import MapDynamicDimsPass
+from .input.pad_dynamic_dims_to_bounds import PadDynamicDimsToBoundsPass
 from .input.stablehlo_canonicalize_dynamism import StableHloCanonicalizeDynamismPass
 from .input.stablehlo_refine_shapes import StableHloRefineShapesPass
 from .input.unroll_slicing_host_loops import UnrollSlicingHostLoopsPass
@@ -68,6 +69,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     # input: everything becomes linalg/tensor/arith on tensors.
     ("input", InlinePass, "calls become the callee's body, so each public function is one straight program"),
     ("input", DropCompilerHintsPass, "unfoldable constants, barriers and dynamic constants become plain values"),
+    ("input", PadDynamicDimsToBoundsPass, "dynamic dimensions the slice map cannot handle (a sequence length an attention reduces over) are padded to their upper bound, reductions over them masked"),
     ("input", MapDynamicDimsPass, "dynamic dimensions of public functions become 1: one static slice program the entry point loops over"),
     ("input", ConvertGlobalsPass, "ml_program globals become util globals; never-stored globals become constants"),
     ("input", ConvertCheckToResultsPass, "check.expect_* operands become results that `ireec check` compares"),

@@ -14,7 +14,7 @@ import jinja2
 
 from ..emitc.c_printer import print_function
 from ..emitc.ctypes import c_ident, storage_ctype
-from ..emitc.entry_abi import dynamic_dims_of
+from ..emitc.entry_abi import dynamic_dims_of, padded_dims_of
 from ..emitc.openmp import OMP_PRIMARY, omp_pragma
 from ..emitc.runtime_headers import UKERNEL_HEADERS, needs_libm, runtime_header
 from ..emitc.stack import FRAME_BYTES
@@ -24,6 +24,7 @@ from ..ir.core import Operation
 from ..ir.diagnostics import CompileError
 from .base import Target, register_target
 from .constants import constants_mode, hex_rows, pool_files, template_fields
+from .dynamic_entry import dynamic_entry
 
 if TYPE_CHECKING:
     from ..passes.pass_base import PassContext
@@ -132,134 +133,6 @@ def _argument_checks(names: List[str], tensors: List[dict], workspace_size: int,
     return checks
 
 
-def _dynamic_entry(fn: dict, dd: dict) -> None:
-    """Turn the entry of function ``fn`` (a template dict) into the loop over its dynamic
-    dimensions that ``map-dynamic-dims`` (ireec/passes/input/map_dynamic_dims.py) set up:
-    ``dd`` is its ``ireec.dynamic_dims`` (see ``ireec.emitc.entry_abi.dynamic_dims_of``).
-
-    The public entry takes every dynamic argument dimension as an ``int64_t`` right after
-    its tensor and, per result with dynamic dimensions, an ``int64_t *result<j>_shape`` it
-    fills (NULL: not wanted). It refuses negative extents, unequal extents of unified
-    dimensions and failed shape assertions (INVALID_ARGUMENT), then calls the static slice
-    program once per point of the symbols' iteration space (nested loops in symbol order;
-    a zero extent calls nothing), each tensor's pointer offset by its linearised index over
-    its own symbols times its slice's element count."""
-    arg_dims = dd["arg_dims"]
-    rep: Dict[int, int] = {}  # symbol -> index in arg_dims of the dimension giving it
-    for k, (_i, _d, s) in enumerate(arg_dims):
-        rep.setdefault(s, k)
-    dim_name = [f"input{i}_dim{d}" for i, d, _s in arg_dims]
-    _mark_dynamic_tensors(fn, dd, rep)
-    params, names, call_args, checks = _dynamic_params(fn, arg_dims, dim_name, rep)
-    checks = [f"{n} < 0" for n in dim_name] + [
-        f"{dim_name[k]} != {dim_name[rep[s]]}" for k, (_a, _d, s) in enumerate(arg_dims) if rep[s] != k] + [
-        f"!({dim_name[rep[s]]} {op} {c})" for s, op, c in dd["checks"]] + checks + [
-        c for c in fn["checks"] if "workspace" in c]
-    lines = _dynamic_entry_lines(fn, len(dd["symbols"]), dim_name, rep)
-    for t in fn["args"] + fn["results"]:
-        if t["symbols"]:
-            t["bytes_c"] = " * ".join([f"(size_t){dim_name[rep[s]]}" for s in t["symbols"]] + [str(t["byte_size"])])
-    fn.update({"params": params, "param_names": names, "checks": checks,
-               "call_args": call_args, "entry_lines": lines, "num_dims": len(arg_dims),
-               "dim_params": [f"int64_t {n}" for n in dim_name], "dim_names": dim_name})
-
-
-def _mark_dynamic_tensors(fn: dict, dd: dict, rep: Dict[int, int]) -> None:
-    """Per tensor of ``fn``: its ``symbols`` (the dynamic dims of its leading dimensions),
-    its shape and type with those dimensions dynamic, and ``dynamic_dims`` (per dimension,
-    the index in ``arg_dims`` of the entry parameter giving its extent, -1 for a static one;
-    None for a static tensor)."""
-    for t, syms in zip(fn["args"] + fn["results"], dd["args"] + dd["results"]):
-        t["symbols"] = syms
-        if syms:
-            t["shape"] = [-1] * len(syms) + t["shape"][len(syms):]
-            t["type"] = "tensor<" + "".join(("?" if x < 0 else str(x)) + "x" for x in t["shape"]) + t["type_name"] + ">"
-    index = {(a, d): k for k, (a, d, _s) in enumerate(dd["arg_dims"])}
-    for i, t in enumerate(fn["args"]):
-        t["dynamic_dims"] = [index.get((i, d), -1) for d in range(t["rank"])]
-    for t in fn["results"]:
-        t["dynamic_dims"] = [rep[s] for s in t["symbols"]] + [-1] * (t["rank"] - len(t["symbols"]))
-    for t in fn["args"] + fn["results"]:
-        if not t["symbols"]:
-            t["dynamic_dims"] = None
-
-
-def _dynamic_params(fn: dict, arg_dims, dim_name: List[str], rep: Dict[int, int]):
-    """(parameters, parameter names, arguments of the call from the IREE-style entry, NULL
-    checks of the tensors) of the public entry of dynamic function ``fn``: each argument's
-    extents follow it, each dynamic result's shape array follows it."""
-    nargs, nres = len(fn["args"]), len(fn["results"])
-    params, names = fn["params"], fn["param_names"]
-    new_params: List[str] = []
-    new_names: List[str] = []
-    checks: List[str] = []
-    call_args: List[str] = []
-    for i in range(nargs):
-        new_params.append(params[i])
-        new_names.append(names[i])
-        call_args.append(fn["call_args"][i])
-        extent = " * ".join(dim_name[rep[s]] for s in fn["args"][i]["symbols"])
-        for k, (a, d, s) in enumerate(arg_dims):
-            if a == i:
-                new_params.append(f"int64_t {dim_name[k]}")
-                new_names.append(dim_name[k])
-                call_args.append(f"dims[{k}]")
-        if fn["args"][i]["byte_size"] > 0:
-            checks.append(f"({names[i]} == NULL && {extent} != 0)" if extent else f"{names[i]} == NULL")
-    for j in range(nres):
-        t = fn["results"][j]
-        new_params.append(params[nargs + j])
-        new_names.append(names[nargs + j])
-        call_args.append(fn["call_args"][nargs + j])
-        extent = " * ".join(dim_name[rep[s]] for s in t["symbols"])
-        if t["symbols"]:
-            new_params.append(f"int64_t *result{j}_shape")
-            new_names.append(f"result{j}_shape")
-            call_args.append("NULL")
-        if t["byte_size"] > 0:
-            checks.append(f"({names[nargs + j]} == NULL && {extent} != 0)" if extent else f"{names[nargs + j]} == NULL")
-    new_params += params[nargs + nres:]
-    new_names += names[nargs + nres:]
-    call_args += fn["call_args"][nargs + nres:]
-    return new_params, new_names, call_args, checks
-
-
-def _dynamic_entry_lines(fn: dict, nsym: int, dim_name: List[str], rep: Dict[int, int]) -> List[str]:
-    """The C lines of the dynamic entry's body after its checks: the symbols' values, the
-    result shapes it fills, and the loop nest calling ``<c_name>_impl`` once per slice."""
-    nargs, nres = len(fn["args"]), len(fn["results"])
-    names = fn["param_names"]
-    sym_val = [f"s{s}" for s in range(nsym)]
-    lines = [f"const int64_t {sym_val[s]} = {dim_name[k]};" for s, k in sorted(rep.items())]
-    for j, t in enumerate(fn["results"]):
-        if t["symbols"]:
-            sizes = [sym_val[s] for s in t["symbols"]] + [str(x) for x in t["shape"][len(t["symbols"]):]]
-            fill = " ".join(f"result{j}_shape[{d}] = {x};" for d, x in enumerate(sizes))
-            lines.append(f"if (result{j}_shape != NULL) {{ {fill} }}")
-    for s in range(nsym):
-        lines.append("  " * s + f"for (int64_t i{s} = 0; i{s} < {sym_val[s]}; ++i{s}) {{")
-    impl: List[str] = []
-    for k, t in enumerate(fn["args"] + fn["results"]):
-        syms = t["symbols"]
-        if not syms:
-            impl.append(names[k])
-            continue
-        index = f"i{syms[0]}"
-        for s in syms[1:]:
-            index = f"({index}) * {sym_val[s]} + i{s}"
-        scale = f" * {t['element_count']}" if t["element_count"] != 1 else ""
-        impl.append(f"{names[k]} + ({index}){scale}")
-    impl += fn["impl_args"][nargs + nres:]
-    ind = "  " * nsym
-    lines.append(ind + f"ireec_status_t status = {fn['c_name']}_impl({', '.join(impl)});")
-    lines.append(ind + "if (status != IREEC_STATUS_OK) {")
-    lines.append(ind + "  return status;")
-    lines.append(ind + "}")
-    for s in reversed(range(nsym)):
-        lines.append("  " * s + "}")
-    return lines
-
-
 class CTarget(Target):
     """Portable single-threaded C: the workgroups of a dispatch run in a plain loop nest.
 
@@ -283,6 +156,8 @@ class CTarget(Target):
     (:attr:`ukernels`, runtime_c/ireec_ukernel.h).
     """
 
+    #: The host entry stages dimensions padded to a bound (targets/dynamic_entry.py).
+    stages_padded_dims = True
     name = "c"
     iree_backends = ("llvm-cpu",)
     variant = "embedded_c"
@@ -433,8 +308,13 @@ class CTarget(Target):
         for t in args + results:
             t["dynamic_dims"] = None
             t["bytes_c"] = str(t["byte_size"])
-        if "ireec.dynamic_dims" in f.attributes:
-            _dynamic_entry(fn, dynamic_dims_of(f))
+        if "ireec.padded_dims" in f.attributes and not self.stages_padded_dims:
+            raise CompileError(f"@{fn['mlir_name']}: dimensions padded to a bound (--dim-bound) are staged "
+                               f"by the host entry of the c and openmp targets; the {self.name} target "
+                               f"does not stage them", f.loc)
+        if "ireec.dynamic_dims" in f.attributes or "ireec.padded_dims" in f.attributes:
+            staging = int(plan.as_dict()["staging_offset"].value) if "ireec.padded_dims" in f.attributes else 0
+            dynamic_entry(fn, dynamic_dims_of(f), padded_dims_of(f), staging)
             fn["signature"] = "(" + ", ".join(t["type"] for t in fn["args"]) + ") -> (" + ", ".join(t["type"] for t in fn["results"]) + ")"
         return fn
 

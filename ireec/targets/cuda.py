@@ -97,6 +97,8 @@ class CUDATarget(CTarget):
     pointers."""
 
     name = "cuda"
+    #: The host entry works on device pointers: it does not stage padded dimensions.
+    stages_padded_dims = False
     #: The pool is a ``__device__`` array of the module image: C text only.
     binary_constants = False
     is_gpu = True

@@ -164,7 +164,8 @@ def check_diagnostics(errors: List[CompileError], expected: List[Expected],
 
 def opt_file(path: str, pipeline: str, *, target: str = "c",
              module_name: Optional[str] = None, generic: bool = False,
-             split_input_file: bool = False, verify_diagnostics: bool = False) -> str:
+             split_input_file: bool = False, verify_diagnostics: bool = False,
+             options: Optional[dict] = None) -> str:
     """Parse ``path``, run the passes named by ``pipeline`` and return the printed IR (with
     ``split_input_file``: each chunk's, joined by ``// -----`` lines).
 
@@ -176,7 +177,7 @@ def opt_file(path: str, pipeline: str, *, target: str = "c",
 
     def context() -> PassContext:
         return PassContext(target=get_target(target), module_name=module_name or default_module_name(path),
-                           source_name=os.path.basename(path))
+                           source_name=os.path.basename(path), options=dict(options or {}))
 
     if not (split_input_file or verify_diagnostics):
         return opt_source(load_source(path), passes, context(), generic)

@@ -138,7 +138,9 @@ def to_text(report: dict) -> str:
                      f"{fn['flops']} FLOPs, {fn['bytes_moved']} B moved"
                      + (f", text {fn['text_bytes']} B" if "text_bytes" in fn else "")
                      + (" (FLOPs and bytes per slice of the dynamic dimensions; the arena is the "
-                        "worst case, the same for every extent)" if fn.get("dynamic_dims") else ""))
+                        "worst case, the same for every extent)" if fn.get("dynamic_dims") else "")
+                     + (" (planned for the bounds " + ", ".join(f"input{a}_dim{d} <= {b}" for a, d, b in fn["bounds"])
+                        + f"; {fn['staging_bytes']} B of it stage the padded tensors)" if fn.get("bounds") else ""))
         head = f"  {'dispatch':<52} {'FLOPs':>12} {'bytes moved':>12} {'stack B':>8}"
         has_text = any("text_bytes" in d for d in fn["dispatches"])
         lines.append(head + (f" {'text B':>7}" if has_text else ""))

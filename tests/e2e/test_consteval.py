@@ -130,3 +130,24 @@ def test_constant_evaluation_does_not_expand_weights(path):
         assert 4096 < grown <= known, (
             f"{rel(path)}: constants grew by {grown} bytes, KNOWN_EXPANSIONS says {known}: "
             "update or remove its entry")
+
+
+def test_a_payload_reading_its_empty_init_is_evaluated_with_zeros():
+    """A generic whose payload yields its ``tensor.empty`` init (its input unread, so erased):
+    the init's elements are undefined, and constant evaluation takes zeros for them instead of
+    failing inside the evaluator."""
+    from ireec.compiler import compile_source
+
+    text = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %o : f32
+  } -> tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}
+"""
+    out = compile_source(text, "empty_init.mlir", target="c")
+    assert any(name.endswith(".c") for name in out.files)

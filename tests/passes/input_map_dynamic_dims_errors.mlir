@@ -11,6 +11,7 @@
 // CHECK-NOT:   func.func @trailing
 // CHECK-NOT:   func.func @merged
 // CHECK-NOT:   func.func @concat
+// CHECK-NOT:   func.func @gram
 func.func @leading(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   return %a : tensor<?x4xf32>
 }
@@ -35,4 +36,14 @@ func.func @merged(%a: tensor<?x4xf32>) -> tensor<?xf32> {
 func.func @concat(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = stablehlo.concatenate %a, %a, dim = 0 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> // expected-error {{concatenation along dynamic dimension 0}}
   return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// One dynamic row count in both dimensions of a Gram matrix: a slice is one position of
+// it, so its slices would be the diagonal only.
+func.func @gram(%x: tensor<?x4xf32>) -> tensor<?x?xf32> {
+  // expected-error @+1 {{'stablehlo.dot_general': dimensions 0 and 1 of this result (tensor<?x?xf32>) follow the same dynamic dimension}}
+  %s = stablehlo.dot_general %x, %x, contracting_dims = [1] x [1] : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
 }

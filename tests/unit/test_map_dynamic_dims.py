@@ -105,7 +105,7 @@ func.func @f(%a: tensor<?x4xf32>) -> tensor<?xf32> {
   %c = stablehlo.constant dense<-1> : tensor<1xi32>
   %r = stablehlo.dynamic_reshape %a, %c : (tensor<?x4xf32>, tensor<1xi32>) -> tensor<?xf32> // error: moves, merges or splits
   return %r : tensor<?xf32>
-}""", "keeps them as the leading dimensions"),
+}""", "keeps them in place"),
     "batch not leading": ("""
 func.func @f(%a: tensor<?x4xf32>) -> tensor<4x?xf32> {
   %r = stablehlo.transpose %a, dims = [1, 0] : (tensor<?x4xf32>) -> tensor<4x?xf32> // error: is not in the leading prefix

@@ -30,6 +30,15 @@ def _with_dynamic(t: T.TensorType, leading: int) -> T.TensorType:
     return T.TensorType((None,) * leading + tuple(t.shape[leading:]), t.element_type)
 
 
+def _with_padded(t: T.TensorType, pairs) -> T.TensorType:
+    """``t`` with the dims ``ireec-pad-dynamic-dims-to-bounds`` padded to their bounds dynamic
+    again (``pairs``: flat [dimension, symbol, ...])."""
+    dims = set(pairs[0::2])
+    if not dims:
+        return t
+    return T.TensorType(tuple(None if d in dims else x for d, x in enumerate(t.shape)), t.element_type)
+
+
 @register_pass
 class WrapEntryPointsPass(Pass):
     name = "iree-abi-wrap-entry-points"
@@ -101,6 +110,13 @@ class WrapEntryPointsPass(Pass):
             d = dyn.as_dict()
             decl_in = [_with_dynamic(t, len(a.value)) for t, a in zip(decl_in, d["args"])]
             decl_out = [_with_dynamic(t, len(r.value)) for t, r in zip(decl_out, d["results"])]
+        pad = f.attributes.get("ireec.padded_dims")
+        if pad is not None:  # padded dims are dynamic too; the extents' hidden arguments are no ABI
+            p = pad.as_dict()
+            hidden = {int(x) for x in p["extents"].value if int(x) >= 0}
+            decl_in = [_with_padded(t, a.value) for i, (t, a) in enumerate(zip(decl_in, p["args"]))
+                       if i not in hidden]
+            decl_out = [_with_padded(t, r.value) for t, r in zip(decl_out, p["results"])]
         decl_args = ", ".join(f"%input{i}: {t}" for i, t in enumerate(decl_in))
         decl_res = ", ".join(f"%output{j}: {t}" for j, t in enumerate(decl_out))
         f.attributes["function_type"] = TypeAttr(T.FunctionType(

@@ -113,11 +113,12 @@ class _Folder:
             if a is None:
                 own = v.owner
                 empty = isinstance(own, Operation) and own.name == "tensor.empty"
-                if empty and op.name == "tensor.insert_slice" and i == 1 and v.type.has_static_shape:
-                    # A concatenation's first insert into an empty: the elements no insert
-                    # writes are undefined, zero is as good a value as any.
+                read = structured and i >= n_in and empty and bool(L.payload(op).args[i].uses)
+                if empty and v.type.has_static_shape and (read or (op.name == "tensor.insert_slice" and i == 1)):
+                    # A concatenation's first insert into an empty, or a payload reading its
+                    # empty init: the elements are undefined, zero is as good a value as any.
                     a = np.zeros(v.type.shape, CE.eval_dtype(v.type.element_type))
-                elif not (structured and i >= n_in and empty):
+                elif not (structured and i >= n_in and empty) or read:
                     return None
             vals.append(a)
         return vals

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Dict
 
 from ...dialects.func import callee_name, func_name, is_declaration
-from ...ir.attributes import SymbolRefAttr
+from ...ir import types as T
+from ...ir.attributes import DenseArrayAttr, DictAttr, StringAttr, SymbolRefAttr
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ..pass_base import Pass, PassContext, functions, register_pass
@@ -33,6 +34,33 @@ def _decomposition(op: Operation) -> str:
 
 # Call-like ops: {op name: the name of the function it calls}.
 _CALLEE = {"func.call": callee_name, "stablehlo.composite": _decomposition}
+
+
+def _keep_dimension_names(call: Operation, callee: Operation) -> None:
+    """JAX's dimension variables survive inlining: a callee argument marked
+    ``jax.global_constant = "s"`` (``jax.export``'s wrapped main) that receives
+    ``get_dimension_size`` of an argument of the calling function names that dimension, in
+    the caller's ``ireec.dimension_names`` ({name: [argument, dimension]}), which
+    ``--dim-bound`` reads (pad_dynamic_dims_to_bounds.py)."""
+    attrs = callee.attributes.get("arg_attrs")
+    caller = call.parent_op
+    while caller is not None and caller.name != "func.func":
+        caller = caller.parent_op
+    if attrs is None or caller is None:
+        return
+    named = dict(caller.attributes["ireec.dimension_names"].as_dict()) \
+        if "ireec.dimension_names" in caller.attributes else {}
+    for v, a in zip(call.operands, attrs.value):
+        name = a.as_dict().get("jax.global_constant") if isinstance(a, DictAttr) else None
+        src = v.owner
+        if not isinstance(name, StringAttr) or not isinstance(src, Operation) \
+                or src.name != "stablehlo.get_dimension_size":
+            continue
+        arg = src.operands[0]
+        if getattr(arg, "block", None) is caller.body:
+            named.setdefault(name.value, DenseArrayAttr(T.i64, (arg.index, int(src.attributes["dimension"].value))))
+    if named:
+        caller.attributes["ireec.dimension_names"] = DictAttr(tuple(sorted(named.items())))
 
 
 @register_pass
@@ -64,6 +92,7 @@ class InlinePass(Pass):
     def inline(call: Operation, callee: Operation) -> None:
         """Replace ``call`` by a copy of ``callee``'s body (splitting the block when the callee has
         several blocks)."""
+        _keep_dimension_names(call, callee)
         mapping: Dict[Value, Value] = {a: v for a, v in zip(callee.body.args, call.operands)}
         body = callee.regions[0].clone(mapping)
         blocks = list(body.blocks)

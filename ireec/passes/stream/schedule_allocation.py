@@ -329,6 +329,22 @@ def _element_strides(shape) -> List[int]:
     return list(reversed(strides))
 
 
+def _plan_staging(plan: dict, padded: dict) -> None:
+    """Arguments and results with dimensions padded to a bound
+    (``ireec-pad-dynamic-dims-to-bounds``) are staged by the entry point in bound-shaped
+    buffers after the arena: ``staging_offset`` is where they start (64-byte aligned, one
+    after the other in argument then result order), ``arena_bytes`` grows by them, and
+    ``bounds`` lists each padded symbol's [argument, dimension, bound] for the report."""
+    sizes = [int(x) for x in padded["staging"].value]
+    plan["staging_offset"] = align(plan["arena_bytes"])
+    plan["staging_bytes"] = sum(align(n) for n in sizes if n)
+    plan["arena_bytes"] = plan["staging_offset"] + plan["staging_bytes"]
+    # Staging buffers are live for the whole call: they add to the bound and the sum too.
+    plan["lower_bound_bytes"] += plan["staging_bytes"]
+    plan["transient_sum_bytes"] += plan["staging_bytes"]
+    plan["bounds"] = [list(x.value) for x in padded["symbols"]]
+
+
 @register_pass
 class ScheduleAllocationPass(Pass):
     name = "iree-stream-schedule-allocation"
@@ -350,9 +366,12 @@ class ScheduleAllocationPass(Pass):
                     # One static slice per point of the dynamic dims (map-dynamic-dims): the
                     # arena is the need of every extent, i.e. the worst case.
                     plan["dynamic_dims"] = len(f.attributes["ireec.dynamic_dims"].as_dict()["arg_dims"].value)
+                keys = ["arena_bytes", "lower_bound_bytes", "transient_sum_bytes"]
+                if "ireec.padded_dims" in f.attributes:
+                    _plan_staging(plan, f.attributes["ireec.padded_dims"].as_dict())
+                    keys.append("staging_offset")
                 f.attributes["stream.memory_plan"] = DictAttr(tuple(
-                    (k, IntegerAttr(plan[k], T.index)) for k in
-                    ("arena_bytes", "lower_bound_bytes", "transient_sum_bytes")))
+                    (k, IntegerAttr(plan[k], T.index)) for k in keys))
         pool_bytes = len(self.pool) - 4
         if pool_bytes:
             module.resources = dict(getattr(module, "resources", {}))

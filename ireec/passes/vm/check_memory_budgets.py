@@ -113,6 +113,11 @@ def _tensor_note(b: dict) -> str:
             f"produced at {loc_str(b.get('loc'))}")
 
 
+#: The largest workspace the generated C can size: ``<M>_WORKSPACE_SIZE`` and
+#: ``<fn>_workspace_size()`` are int64_t.
+_ABI_MAX_BYTES = 2 ** 63 - 1
+
+
 def check_budgets(report: dict, options: Mapping[str, object]) -> None:
     """Raise CompileError when a function's arena (``max_workspace_bytes``), a call's stack
     bound (``max_stack_bytes``) or the constant pool (``max_constant_bytes``) is over its
@@ -120,6 +125,11 @@ def check_budgets(report: dict, options: Mapping[str, object]) -> None:
     largest constant's producer is unknown: at the first function) and its notes name the
     tensors live at the arena's peak, or the dispatch with the deepest stack."""
     fns = report.get("functions", {})
+    for name, fn in sorted(fns.items()):
+        if fn.get("arena_bytes", 0) > _ABI_MAX_BYTES:
+            raise CompileError(f"function @{name} needs a workspace arena of {fn['arena_bytes']} bytes, "
+                               f"more than the C ABI's int64_t sizes can hold (shapes or --dim-bound "
+                               f"bounds too large)", fn.get("loc"))
     limit = options.get("max_workspace_bytes")
     if limit is not None:
         for name, fn in sorted(fns.items()):
@@ -169,7 +179,10 @@ def function_report(name: str, plan: dict, stacks: dict, flops: Mapping[str, int
             "dispatches": dispatches, "buffers": buffers, "peak": peak_of(buffers),
             # >0: a program mapped over dynamic dims; FLOPs and bytes are per slice, the arena
             # is the worst case (the same for every extent).
-            "dynamic_dims": plan.get("dynamic_dims", 0)}
+            "dynamic_dims": plan.get("dynamic_dims", 0),
+            # dimensions padded to a bound: [argument, dimension, bound] each, and the bytes the
+            # entry stages them in (part of the arena)
+            "bounds": plan.get("bounds", []), "staging_bytes": plan.get("staging_bytes", 0)}
 
 
 def module_report(module: Operation, ctx, files: Optional[Mapping[str, str]] = None,

@@ -148,7 +148,7 @@ class _HostLowering:
             "result": StringAttr("ireec_status_t"), "kind": StringAttr("host"),
             "mlir_name": StringAttr(fname), "function_type": TypeAttr(sig),
         }
-        for key in ("stream.memory_plan", "ireec.dynamic_dims"):  # the entry's workspace, its loop over slices
+        for key in ("stream.memory_plan", "ireec.dynamic_dims", "ireec.padded_dims"):  # the entry's workspace, its loop over slices, its staging
             if key in f.attributes:
                 attrs[key] = f.attributes[key]
         return Operation("emitc.func", attributes=attrs, regions=[Region([self.out])], loc=f.loc)
