@@ -45,8 +45,9 @@ def _qmatmul(name: str, m: int, n: int, k: int, az: int, bz: int) -> str:
             f"  return %r : tensor<{m}x{n}xi32>\n}}\n")
 
 
-#: C = C0 + A @ B on a caller's C0 (the call accumulates), i8 x i8 batch_matmul, and a
-#: generic with an unsigned A (arith.extui), B transposed and a zero point on A only.
+#: C = C0 + A @ B on a caller's C0 (the call accumulates), i8 x i8 batch_matmul,
+#: matmul_unsigned (u8 x u8) and a generic with an unsigned A (arith.extui), B transposed and
+#: a zero point on A only.
 OTHERS = """
 func.func @acc(%a: tensor<19x70xi8>, %b: tensor<70x33xi8>, %c: tensor<19x33xi32>) -> tensor<19x33xi32> {
   %r = linalg.matmul ins(%a, %b : tensor<19x70xi8>, tensor<70x33xi8>) outs(%c : tensor<19x33xi32>) -> tensor<19x33xi32>
@@ -58,6 +59,13 @@ func.func @batch(%a: tensor<3x17x33xi8>, %b: tensor<3x33x50xi8>) -> tensor<3x17x
   %c = linalg.fill ins(%zero : i32) outs(%e : tensor<3x17x50xi32>) -> tensor<3x17x50xi32>
   %r = linalg.batch_matmul ins(%a, %b : tensor<3x17x33xi8>, tensor<3x33x50xi8>) outs(%c : tensor<3x17x50xi32>) -> tensor<3x17x50xi32>
   return %r : tensor<3x17x50xi32>
+}
+func.func @u8u8(%a: tensor<23x40xi8>, %b: tensor<40x35xi8>) -> tensor<23x35xi32> {
+  %zero = arith.constant 0 : i32
+  %e = tensor.empty() : tensor<23x35xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<23x35xi32>) -> tensor<23x35xi32>
+  %r = linalg.matmul_unsigned ins(%a, %b : tensor<23x40xi8>, tensor<40x35xi8>) outs(%c : tensor<23x35xi32>) -> tensor<23x35xi32>
+  return %r : tensor<23x35xi32>
 }
 func.func @unsigned_nt(%a: tensor<29x45xi8>, %b: tensor<61x45xi8>) -> tensor<29x61xi32> {
   %zero = arith.constant 0 : i32
@@ -124,13 +132,14 @@ def test_contractions_call_the_micro_kernel():
     out = compile_to_c(SRC, "t.mlir", target="c")
     kernels = out.files["t_kernels.c"]
     calls = [ln.strip() for ln in kernels.splitlines() if "ireec_uk_igemm(" in ln]
-    assert len(calls) == len(CASES) + 3, calls
+    assert len(calls) == len(CASES) + 4, calls
     assert sum("IREEC_UK_FLAG_ACCUMULATE" in c for c in calls) == 1
-    assert sum("IREEC_UK_FLAG_LHS_UNSIGNED" in c for c in calls) == 1
+    assert sum("IREEC_UK_FLAG_LHS_UNSIGNED" in c for c in calls) == 2
+    assert sum("IREEC_UK_FLAG_RHS_UNSIGNED" in c for c in calls) == 1
     assert any("((int32_t)-3), ((int32_t)7)" in c for c in calls)
     assert all(name in out.files for name in UKERNEL_HEADERS)
     hal = compile_to_c(SRC, "t.mlir", target="openmp", compile_to="hal").ir_text
-    assert hal.count('#iree_codegen.ukernel_descriptor<"ireec_uk_igemm", memref>') >= len(CASES) + 3
+    assert hal.count('#iree_codegen.ukernel_descriptor<"ireec_uk_igemm", memref>') >= len(CASES) + 4
     assert "#iree_codegen.lowering_config<tile_sizes = [[72, 80, 0], [64, 80, 512]]>" in hal  # 130x150x1030
     # The header's work-size macro and the compiler's formula agree.
     from ireec.passes.hal import ukernels as UK
@@ -155,6 +164,8 @@ def test_matches_numpy_exactly(target, modules):
     np.testing.assert_array_equal(m.acc(a, b, c), (c.astype(np.int64) + _ref(a, b)).astype(np.int32))
     a, b = _i8(rng, (3, 17, 33)), _i8(rng, (3, 33, 50))
     np.testing.assert_array_equal(m.batch(a, b), np.stack([_ref(a[i], b[i]) for i in range(3)]))
+    a, b = _i8(rng, (23, 40), True), _i8(rng, (40, 35))
+    np.testing.assert_array_equal(m.u8u8(a, b), _ref(a.view(np.uint8), b.view(np.uint8)))
     a, bt = _i8(rng, (29, 45)), _i8(rng, (61, 45))
     np.testing.assert_array_equal(m.unsigned_nt(a, bt), _ref(a.view(np.uint8), bt.T, 128, 0))
 
