@@ -46,8 +46,9 @@ def _qmatmul(name: str, m: int, n: int, k: int, az: int, bz: int) -> str:
 
 
 #: C = C0 + A @ B on a caller's C0 (the call accumulates), i8 x i8 batch_matmul,
-#: matmul_unsigned (u8 x u8) and a generic with an unsigned A (arith.extui), B transposed and
-#: a zero point on A only.
+#: matmul_unsigned (u8 x u8), a generic whose first input is B (unsigned, its zero point a
+#: scalar input; A's a constant from above) and a generic with an unsigned A (arith.extui),
+#: B transposed and a zero point on A only.
 OTHERS = """
 func.func @acc(%a: tensor<19x70xi8>, %b: tensor<70x33xi8>, %c: tensor<19x33xi32>) -> tensor<19x33xi32> {
   %r = linalg.matmul ins(%a, %b : tensor<19x70xi8>, tensor<70x33xi8>) outs(%c : tensor<19x33xi32>) -> tensor<19x33xi32>
@@ -66,6 +67,27 @@ func.func @u8u8(%a: tensor<23x40xi8>, %b: tensor<40x35xi8>) -> tensor<23x35xi32>
   %c = linalg.fill ins(%zero : i32) outs(%e : tensor<23x35xi32>) -> tensor<23x35xi32>
   %r = linalg.matmul_unsigned ins(%a, %b : tensor<23x40xi8>, tensor<40x35xi8>) outs(%c : tensor<23x35xi32>) -> tensor<23x35xi32>
   return %r : tensor<23x35xi32>
+}
+func.func @swapped(%b: tensor<29x53xi8>, %a: tensor<37x29xi8>) -> tensor<37x53xi32> {
+  %zero = arith.constant 0 : i32
+  %az = arith.constant 5 : i32
+  %bz = arith.constant -9 : i32
+  %e = tensor.empty() : tensor<37x53xi32>
+  %c = linalg.fill ins(%zero : i32) outs(%e : tensor<37x53xi32>) -> tensor<37x53xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                        affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%b, %a, %bz : tensor<29x53xi8>, tensor<37x29xi8>, i32) outs(%c : tensor<37x53xi32>) {
+  ^bb0(%y: i8, %x: i8, %z: i32, %acc: i32):
+    %ye = arith.extui %y : i8 to i32
+    %yz = arith.subi %ye, %z : i32
+    %xe = arith.extsi %x : i8 to i32
+    %xz = arith.subi %xe, %az : i32
+    %p = arith.muli %yz, %xz : i32
+    %s = arith.addi %acc, %p : i32
+    linalg.yield %s : i32
+  } -> tensor<37x53xi32>
+  return %r : tensor<37x53xi32>
 }
 func.func @unsigned_nt(%a: tensor<29x45xi8>, %b: tensor<61x45xi8>) -> tensor<29x61xi32> {
   %zero = arith.constant 0 : i32
@@ -132,14 +154,15 @@ def test_contractions_call_the_micro_kernel():
     out = compile_to_c(SRC, "t.mlir", target="c")
     kernels = out.files["t_kernels.c"]
     calls = [ln.strip() for ln in kernels.splitlines() if "ireec_uk_igemm(" in ln]
-    assert len(calls) == len(CASES) + 4, calls
+    assert len(calls) == len(CASES) + 5, calls
     assert sum("IREEC_UK_FLAG_ACCUMULATE" in c for c in calls) == 1
     assert sum("IREEC_UK_FLAG_LHS_UNSIGNED" in c for c in calls) == 2
-    assert sum("IREEC_UK_FLAG_RHS_UNSIGNED" in c for c in calls) == 1
+    assert sum("IREEC_UK_FLAG_RHS_UNSIGNED" in c for c in calls) == 2
+    assert any("((int32_t)5), ((int32_t)-9)" in c for c in calls)
     assert any("((int32_t)-3), ((int32_t)7)" in c for c in calls)
     assert all(name in out.files for name in UKERNEL_HEADERS)
     hal = compile_to_c(SRC, "t.mlir", target="openmp", compile_to="hal").ir_text
-    assert hal.count('#iree_codegen.ukernel_descriptor<"ireec_uk_igemm", memref>') >= len(CASES) + 4
+    assert hal.count('#iree_codegen.ukernel_descriptor<"ireec_uk_igemm", memref>') >= len(CASES) + 5
     assert "#iree_codegen.lowering_config<tile_sizes = [[72, 80, 0], [64, 80, 512]]>" in hal  # 130x150x1030
     # The header's work-size macro and the compiler's formula agree.
     from ireec.passes.hal import ukernels as UK
@@ -166,6 +189,8 @@ def test_matches_numpy_exactly(target, modules):
     np.testing.assert_array_equal(m.batch(a, b), np.stack([_ref(a[i], b[i]) for i in range(3)]))
     a, b = _i8(rng, (23, 40), True), _i8(rng, (40, 35))
     np.testing.assert_array_equal(m.u8u8(a, b), _ref(a.view(np.uint8), b.view(np.uint8)))
+    a, b = _i8(rng, (37, 29)), _i8(rng, (29, 53))
+    np.testing.assert_array_equal(m.swapped(b, a), _ref(a, b.view(np.uint8), 5, -9))
     a, bt = _i8(rng, (29, 45)), _i8(rng, (61, 45))
     np.testing.assert_array_equal(m.unsigned_nt(a, bt), _ref(a.view(np.uint8), bt.T, 128, 0))
 
