@@ -1,6 +1,6 @@
 PYTHON ?= python3
 
-.PHONY: help install test test-fast bench gpu-test bench-gpu corpus-status sanitize fuzz compare-generated clean
+.PHONY: help install test test-fast bench bench-igemm gpu-test bench-gpu corpus-status sanitize fuzz compare-generated clean
 
 # `make help`: every target of this file, one line each (the text after `##` on its rule line).
 help: ## list the targets
@@ -19,6 +19,11 @@ test-fast: ## the test suite without the tests marked slow, stopping at the firs
 # benchmarks/RESULTS.md. Not part of .ci/run. `make bench BENCH_ARGS=--quick` for a fast pass.
 bench: ## time the benchmarks against numpy (and IREE); writes benchmarks/RESULTS.md
 	$(PYTHON) -m benchmarks $(BENCH_ARGS)
+
+# The int8 GEMM section of `make bench` alone (1024^3 through ireec_uk_igemm on openmp, 1 and
+# 2 threads, against the VNNI peak), replaced in benchmarks/RESULTS.md.
+bench-igemm: ## time the int8 GEMM against the VNNI peak; updates its section of RESULTS.md
+	$(PYTHON) -m benchmarks --only igemm
 
 # The tests marked `gpu` (tests/e2e/test_cuda.py): seeds, models and corpus built for
 # --target=cuda and run on the GPU; they skip with the reason when no GPU is visible.

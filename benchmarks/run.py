@@ -7,6 +7,8 @@
                                                 # benchmarks/compile_time.py), updated in place
     python3 -m benchmarks --only weight-scale --weight-sizes 1   # only the compile cost by
                                                 # weight size (benchmarks/weight_scale.py)
+    python3 -m benchmarks --only igemm          # only the int8 GEMM against the VNNI peak
+                                                # (benchmarks/igemm.py)
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -34,7 +36,9 @@ backend with ``--iree-llvmcpu-target-cpu=host``, with and without
 ``--iree-opt-data-tiling``, on the ``local-sync`` (one thread, compared with ``c``) and
 ``local-task`` (all cores, compared with ``openmp``) devices. Then the FMA peak
 (``benchmarks/peak.py``) and, when ``onnxruntime`` imports, ONNX Runtime against ireec on
-the torch-mlir models (``benchmarks/onnx_runtime.py``). Cases or runners that cannot run
+the torch-mlir models (``benchmarks/onnx_runtime.py``); without ``--cases``, the int8 GEMM
+against the VNNI peak (``benchmarks/igemm.py``), the compile time and the compile cost by
+weight size. Cases or runners that cannot run
 are reported with the reason.
 Nothing here is a test: numbers depend on the machine and its load.
 """
@@ -70,10 +74,10 @@ from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E40
                                    machine_context, parse_min_time, prepare_call)
 
 from benchmarks import compile_time, onnx_runtime, peak  # noqa: E402
-from benchmarks import weight_scale  # noqa: E402
+from benchmarks import igemm, weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time", "weight-scale")
+SECTIONS = ("compile-time", "weight-scale", "igemm")
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
 
@@ -844,6 +848,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _compile_time_only(args, sizes)
     if args.only == "weight-scale":
         return _weight_scale_only(args, weight_sizes, weight_repeats, weight_dir)
+    if args.only == "igemm":
+        lines = igemm.section(Path(args.build_dir), lambda m: print(m, flush=True))
+        return _splice_section(args.output, igemm.SECTION_TITLE, lines, "int8 GEMM")
 
     opts = Options()
     if args.quick:
@@ -905,6 +912,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     plans = model_plans(models) if models.is_dir() and not args.cases else []
     text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_rows)
     if not args.cases:
+        text = compile_time.replace_section(text, igemm.SECTION_TITLE, igemm.section(build_dir, log))
         load = _load_average()
         timings = compile_time.run_compile_time(sizes, build_dir / "compile_time",
                                                 args.compile_timeout, log)

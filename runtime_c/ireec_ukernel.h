@@ -4,12 +4,14 @@
  *   ireec_ukernel_common.h  vector-extension detection, entry-point linkage (inline, or
  *                           prebuilt by `ireec build`), the epilogue flags and code;
  *   ireec_ukernel_sgemm.h   ireec_uk_sgemm / ireec_uk_sgemm_fused (contractions);
- *   ireec_ukernel_dwconv.h  ireec_uk_dwconv / ireec_uk_dwconv_fused (depthwise convolutions).
+ *   ireec_ukernel_dwconv.h  ireec_uk_dwconv / ireec_uk_dwconv_fused (depthwise convolutions);
+ *   ireec_ukernel_igemm.h   ireec_uk_igemm (int8 x int8 -> int32 contractions, zero points).
  * Plain C99 with GCC/Clang vector extensions behind a scalar fallback. */
 #ifndef IREEC_UKERNEL_H_
 #define IREEC_UKERNEL_H_
 
 #include "ireec_ukernel_sgemm.h"
 #include "ireec_ukernel_dwconv.h"
+#include "ireec_ukernel_igemm.h"
 
 #endif /* IREEC_UKERNEL_H_ */

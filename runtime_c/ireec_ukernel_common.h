@@ -1,5 +1,5 @@
 /* ireec_ukernel_common.h — what the CPU micro-kernel families (ireec_ukernel_sgemm.h,
- * ireec_ukernel_dwconv.h) share: the vector-extension detection, how their entry points are
+ * ireec_ukernel_dwconv.h, ireec_ukernel_igemm.h) share: the vector-extension detection, how their entry points are
  * compiled (inline or prebuilt), the epilogue flags and struct, and the epilogue code on
  * scalars and on vectors. Plain C99 with GCC/Clang vector extensions behind a scalar
  * fallback; included through ireec_ukernel.h, which every module that calls a micro-kernel
@@ -19,14 +19,14 @@
 #define IREEC_UK_X86 1
 #endif
 
-/* How the two entry points, ireec_uk_sgemm_fused and ireec_uk_dwconv_fused, are compiled:
- * by default `static inline`, the family in the file that includes this header (what
+/* How the entry points, ireec_uk_sgemm_fused, ireec_uk_dwconv_fused and ireec_uk_igemm, are
+ * compiled: by default `static inline`, the family in the file that includes this header (what
  * generated sources do, so they stand alone). `ireec build` compiles each family once per
- * compiler and flags into an object of its own (IREEC_UKERNEL_LIBRARY_SGEMM or _DWCONV: that
- * entry point is defined with external, hidden linkage) and has the kernels include only
- * the declarations (IREEC_UKERNEL_PREBUILT), as IREE links its prebuilt micro-kernel
- * bitcode: a family takes seconds to compile at -O3 (hand-vectorized tiles for three ISAs),
- * a module's own kernels a fraction of that. */
+ * compiler and flags into an object of its own (IREEC_UKERNEL_LIBRARY_SGEMM, _DWCONV or
+ * _IGEMM: that entry point is defined with external, hidden linkage) and has the kernels
+ * include only the declarations (IREEC_UKERNEL_PREBUILT), as IREE links its prebuilt
+ * micro-kernel bitcode: a family takes seconds to compile at -O3 (hand-vectorized tiles for
+ * three ISAs), a module's own kernels a fraction of that. */
 #if defined(__GNUC__) && !defined(_WIN32)
 #define IREEC_UK_EXTERN __attribute__((visibility("hidden")))
 #else

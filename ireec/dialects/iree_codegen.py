@@ -2,7 +2,7 @@
 
 ``iree_codegen.ukernel.generic`` (IREE: ``IREECodegenOps.td``, created by
 ``iree-codegen-cpu-lower-to-ukernels`` / ``iree-codegen-gpu-lower-to-ukernels``) calls the
-micro-kernel named by ``u_kernel_fn_name`` on memrefs. ireec has two families, each with its
+micro-kernel named by ``u_kernel_fn_name`` on memrefs. ireec has four families, each with its
 own operand form (printed generically):
 
 - the CPU sgemm (ireec/passes/hal/cpu_lower_to_ukernels.py, runtime_c/ireec_ukernel.h)::
@@ -21,6 +21,17 @@ own operand form (printed generically):
   ``bias_strides = array<i64: along i, along j>``, ``clamp_lo = lo : f32`` (``lo_keeps_nan``),
   ``clamp_hi = hi : f32`` (``hi_replaces_nan``); with ``bias_init`` the bias is where the sums
   start (``accumulate = false``), not a step after them
+
+- the CPU int8 GEMM (ireec/passes/hal/cpu_lower_to_ukernels.py,
+  runtime_c/ireec_ukernel_igemm.h)::
+
+      "iree_codegen.ukernel.generic"(%A, %B, %C, %work, <index of the first element of the
+          tile in A, B and C, one per dim>..., %M, %N, %K, %a_zp, %b_zp)
+          {u_kernel_fn_name = "ireec_uk_igemm", strides = array<i64: a_m, a_k, b_k, b_n, ldc>,
+           blocking = array<i64: MC, NC, KC>, accumulate = true|false}
+
+  (A, B i8, C i32, %work an i32 array, the zero points i32; ``lhs_unsigned`` /
+  ``rhs_unsigned``: A / B hold uint8 values)
 
 - the CPU depthwise convolution (ireec/passes/hal/cpu_lower_to_ukernels.py,
   runtime_c/ireec_ukernel.h)::
@@ -111,6 +122,28 @@ def _need_origins_and_sizes(op, mems, rest, sizes: str) -> None:
                            f"buffers (tile origins, {sizes}), got {len(rest)}", op.loc)
 
 
+def _verify_igemm(op) -> None:
+    """A, B: i8 memrefs of rank >= 2; C: an i32 memref of rank >= 2; work: a 1-d i32 memref;
+    then one index per dim of A, B, C and the three sizes, all ``index``, and the zero points
+    of A and B (i32); 5 ``strides``, 3 ``blocking``."""
+    ops = list(op.operands)
+    if len(ops) < 6:
+        raise CompileError(f"{_OP} expects A, B, C, a work buffer and two zero points", op.loc)
+    mems = ops[:4]
+    for v, width in zip(mems, (8, 8, 32, 32)):
+        t = v.type
+        if not (isinstance(t, T.MemRefType) and isinstance(t.element_type, T.IntegerType)
+                and t.element_type.width == width):
+            raise CompileError(f"{_OP} operand of type {t}: expected an i{width} memref", op.loc)
+    if any(v.type.rank < 2 for v in mems[:3]) or mems[3].type.rank != 1:
+        raise CompileError(f"{_OP} expects A, B, C of rank >= 2 and a 1-d work buffer", op.loc)
+    zps = ops[-2:]
+    if not all(isinstance(v.type, T.IntegerType) and v.type.width == 32 for v in zps):
+        raise CompileError(f"{_OP} expects the zero points of A and B (i32) last", op.loc)
+    _need_origins_and_sizes(op, mems[:3], ops[4:-2], "M, N, K")
+    _need_attrs(op, {"strides": 5, "blocking": 3})
+
+
 def _verify_dwconv(op) -> None:
     """image, filter, output: f32 memrefs; with ``bias_strides`` (1 value) a bias f32 memref;
     then one index per dim of each and the sizes C, OH, OW, all ``index``; 11 ``strides``,
@@ -141,6 +174,7 @@ def _verify_gpu_matmul(op) -> None:
 #: Micro-kernel families by name prefix → the check of their operand form.
 FAMILIES: Dict[str, Callable] = {
     "ireec_uk_sgemm": _verify_sgemm,
+    "ireec_uk_igemm": _verify_igemm,
     "ireec_uk_dwconv": _verify_dwconv,
     "ireec_gpu_matmul_": _verify_gpu_matmul,
 }

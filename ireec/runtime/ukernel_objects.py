@@ -2,9 +2,10 @@
 (runtime_c/ireec_ukernel_<family>.h) compiled once per compiler, flags and header text, then
 linked from a cache.
 
-A module whose kernels call ``ireec_uk_sgemm*`` or ``ireec_uk_dwconv*`` includes
-``ireec_ukernel.h``, which includes one header per family (``ireec_ukernel_sgemm.h``,
-``ireec_ukernel_dwconv.h``, each on ``ireec_ukernel_common.h``); the families are
+A module whose kernels call ``ireec_uk_sgemm*``, ``ireec_uk_dwconv*`` or ``ireec_uk_igemm``
+includes ``ireec_ukernel.h``, which includes one header per family (``ireec_ukernel_sgemm.h``,
+``ireec_ukernel_dwconv.h``, ``ireec_ukernel_igemm.h``, each on ``ireec_ukernel_common.h``);
+the families are
 hand-vectorized for three ISAs and take seconds to compile at -O3 (the sgemm family ~3 s with gcc 12 on this project's 2-core machine, against
 ~0.2 s for a model's own kernels). The generated sources keep including the whole header, so
 they stand alone; ``ireec build`` instead compiles each family used into an object of its own
@@ -39,7 +40,7 @@ HEADER = "ireec_ukernel.h"
 #: What the families share (vector detection, entry-point linkage, the epilogue).
 COMMON_HEADER = "ireec_ukernel_common.h"
 #: Family name -> the symbol prefix kernels call it by.
-FAMILIES = {"sgemm": "ireec_uk_sgemm", "dwconv": "ireec_uk_dwconv"}
+FAMILIES = {"sgemm": "ireec_uk_sgemm", "dwconv": "ireec_uk_dwconv", "igemm": "ireec_uk_igemm"}
 
 
 def family_header(family: str) -> str:

@@ -13,6 +13,13 @@ floats marked ``ireec.ukernel_work``, the packed panels: bounded by the blocking
 the sizes M, N, K; its attributes: ``u_kernel_fn_name``, ``strides`` (A's along i and k,
 B's along k and j, C's along i, in elements) and ``blocking`` (MC, NC, KC).
 
+A generic marked for ``ireec_uk_igemm`` (an 8-bit integer contraction, :func:`.ukernels.match_igemm`)
+becomes the same kind of call of ``ireec_uk_igemm`` inside loops over its batch dims: operands
+A, B, C, the ``work`` array (``memref.alloca`` of ``IREEC_UK_IGEMM_WORK_BYTES`` bytes as i32),
+the tile origins, M, N, K and the two zero points (i32; constant 0 where the body has none);
+attributes ``strides``, ``blocking``, ``accumulate`` and ``lhs_unsigned`` / ``rhs_unsigned``
+for operands zero-extended (``arith.extui``). It has no epilogue and no bias start.
+
 A depthwise convolution marked for ``ireec_uk_dwconv`` (:func:`.ukernels.match_dwconv`)
 becomes, inside loops over its batch dims, one ``iree_codegen.ukernel.generic`` on the
 workgroup's tile: operands image, filter, output, the indices of the tile's first element
@@ -38,7 +45,7 @@ from typing import List, Optional, Tuple
 
 from ...ir import types as T
 from ...ir.affine import AffineMap
-from ...ir.attributes import BoolAttr, DenseArrayAttr, StringAttr, UnitAttr
+from ...ir.attributes import BoolAttr, DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ...dialects.memref import build_alloc
@@ -137,6 +144,39 @@ def lower_sgemm(op: Operation, lb: LoopBounds) -> bool:
     return True
 
 
+def lower_igemm(op: Operation, lb: LoopBounds) -> bool:
+    """Replace memref generic ``op`` (an 8-bit contraction marked for ``ireec_uk_igemm``) by
+    loops over its batch dims around an ``iree_codegen.ukernel.generic`` call of
+    ``ireec_uk_igemm`` (module docstring), built before ``op``; False (nothing built) when
+    :func:`.ukernels.igemm_plan` finds none."""
+    plan = UK.igemm_plan(op)
+    if plan is None:
+        return False
+    match, (a, bm, c), (a_map, b_map, c_map), strides = plan
+    mc, nc, kc = (int(x) for x in op.attributes["ireec.ukernel_blocking"].value)
+    b = lb.ib.b
+    work = build_alloc(b, "memref.alloca", T.MemRefType((-(-UK.igemm_work_bytes(mc, nc, kc) // 4),), T.i32),
+                       attrs={"ireec.ukernel_work": UnitAttr()}).result
+    inner, origin = call_site(op, b, match.batch, lb, [(a, a_map), (bm, b_map), (c, c_map)])
+    zero_points = []
+    for zp in (match.a_zp, match.b_zp):
+        if zp is None:
+            zp = inner.create("arith.constant", [], [T.i32], {"value": IntegerAttr(0, T.i32)}).result
+        zero_points.append(zp)
+    ubs = lb.ubs
+    attrs = {k: UnitAttr() for k, on in (("lhs_unsigned", match.lhs_unsigned),
+                                         ("rhs_unsigned", match.rhs_unsigned)) if on}
+    inner.create("iree_codegen.ukernel.generic",
+                 [a, bm, c, work] + origin + [ubs[match.i], ubs[match.j], ubs[match.k]] + zero_points, [],
+                 {**_copied_attrs(op),
+                  "u_kernel_fn_name": StringAttr(UK.IGEMM),
+                  "strides": DenseArrayAttr(T.i64, strides),
+                  "blocking": DenseArrayAttr(T.i64, (mc, nc, kc)),
+                  "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                  **attrs})
+    return True
+
+
 def _dwconv_strides(match, maps, st) -> Optional[Tuple[int, ...]]:
     """``strides`` of the dwconv call (module docstring), None where one is dynamic."""
     (i_map, f_map, o_map), (si, sf, so) = maps, st
@@ -203,11 +243,19 @@ def lower_dwconv(op: Operation, lb: LoopBounds) -> bool:
 
 
 def _is_sgemm(op: Operation) -> bool:
-    return "ireec.ukernel_blocking" in op.attributes
+    return "ireec.ukernel_blocking" in op.attributes and UK.ukernel_name(op) == UK.SGEMM
+
+
+def _is_igemm(op: Operation) -> bool:
+    return "ireec.ukernel_blocking" in op.attributes and UK.ukernel_name(op) == UK.IGEMM
 
 
 def _is_dwconv(op: Operation) -> bool:
     return UK.DWCONV in str(op.attributes.get("iree_codegen.ukernel", ""))
+
+
+def _is_root(op: Operation) -> bool:
+    return _is_sgemm(op) or _is_igemm(op) or _is_dwconv(op)
 
 
 def lower_to_ukernel(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
@@ -219,7 +267,8 @@ def lower_to_ukernel(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
     init = op_before(op) if "ireec.ukernel_bias_init" in op.attributes else None
     if init is not None and "ireec.ukernel_init" not in init.attributes:
         init = None
-    if (_is_sgemm(op) and lower_sgemm(op, lb)) or (_is_dwconv(op) and lower_dwconv(op, lb)):
+    if ((_is_sgemm(op) and lower_sgemm(op, lb)) or (_is_igemm(op) and lower_igemm(op, lb))
+            or (_is_dwconv(op) and lower_dwconv(op, lb))):
         op.erase()
     else:
         lb.erase_constants()
@@ -239,8 +288,8 @@ class CPULowerToUKernelsPass(Pass):
             tiles = WorkgroupTiles.of(k)
             for op in [o for o in k.walk() if o.name == "linalg.generic"]:
                 seen.add(id(op))
-                if op.parent is not None and (_is_sgemm(op) or _is_dwconv(op)):
+                if op.parent is not None and _is_root(op):
                     lower_to_ukernel(op, tiles)
         for op in [o for o in module.walk() if o.name == "linalg.generic" and id(o) not in seen]:
-            if _is_sgemm(op) or _is_dwconv(op):
+            if _is_root(op):
                 lower_to_ukernel(op, None)

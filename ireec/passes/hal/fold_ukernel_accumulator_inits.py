@@ -6,12 +6,13 @@ Mirrors the accumulator check of IREE's ``iree-codegen-cpu-lower-to-ukernels``
 ireec pass on memrefs before the workgroup tiles are built, so that the fills are gone before
 :mod:`.tile_and_distribute_to_workgroups` places its ops after the kernel's leading
 constants. In each kernel, on the memref generics the lowering strategy marked for a
-micro-kernel (``ireec.ukernel_blocking``: ``ireec_uk_sgemm``; the ``ireec_uk_dwconv``
-descriptor) whose call will write every element of its output tile once
+micro-kernel (``ireec.ukernel_blocking``: ``ireec_uk_sgemm`` or ``ireec_uk_igemm``; the
+``ireec_uk_dwconv`` descriptor) whose call will write every element of its output tile once
 (:func:`overwritable_output`):
 
-- a zero fill of the whole output right before the op, over the same workgroup tiling, is
-  erased and the op marked ``ireec.ukernel_overwrite`` (the call runs with
+- a zero fill (+0.0; integer 0 before ``ireec_uk_igemm``) of the whole output right before
+  the op, over the same workgroup tiling, is erased and the op marked
+  ``ireec.ukernel_overwrite`` (the call runs with
   ``accumulate = false``; with filter taps looped around an sgemm call, only the first tap's
   call starts from zero);
 - else a bias broadcast into the whole output right before it
@@ -40,8 +41,9 @@ def overwritable_output(op: Operation, allow_taps: bool = False) -> Optional[Tup
     every element of its output tile once, with every index a loop or a constant 0; else
     None. With ``allow_taps`` an sgemm call looped over filter taps counts too (its first
     call can overwrite; every later one accumulates)."""
+    integer = UK.ukernel_name(op) == UK.IGEMM
     if "ireec.ukernel_blocking" in op.attributes:
-        plan = UK.sgemm_plan(op)
+        plan = UK.igemm_plan(op) if integer else UK.sgemm_plan(op)
         if plan is None or (plan[0].taps and not allow_taps):
             return None
         ranges = generic_loop_ranges(op)
@@ -82,8 +84,9 @@ def fold_bias_inits(kernel: Operation) -> None:
     """Mark each bias broadcast a micro-kernel op can start from ``ireec.ukernel_init`` and
     the op ``ireec.ukernel_bias_init`` (module docstring)."""
     for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
-        # Not with one call per filter tap: every call but the first must accumulate.
-        out = overwritable_output(op)
+        # Not with one call per filter tap: every call but the first must accumulate; not for
+        # ireec_uk_igemm, which has no bias start.
+        out = overwritable_output(op) if UK.ukernel_name(op) != UK.IGEMM else None
         if out is None or "ireec.ukernel_overwrite" in op.attributes:
             continue
         found = bias_init(op, *out)

@@ -93,8 +93,9 @@ def loop_order(op, n: int) -> List[int]:
 
 def zero_fill_before(op, c) -> Optional["Operation"]:
     """The memref ``linalg.generic`` just before ``op`` (arith constants between are skipped)
-    that fills all of ``c`` with +0.0, if any: the init a micro-kernel without its accumulate
-    flag replaces (IREE's ukernels start from zero unless told to accumulate)."""
+    that fills all of ``c`` with +0.0 (integer 0 for an integer ``c``), if any: the init a
+    micro-kernel without its accumulate flag replaces (IREE's ukernels start from zero unless
+    told to accumulate)."""
     blk = op.parent
     i = blk.ops.index(op) - 1
     while i >= 0 and blk.ops[i].name == "arith.constant":
@@ -110,7 +111,11 @@ def zero_fill_before(op, c) -> Optional["Operation"]:
             or src is None or getattr(src, "name", None) != "arith.constant"):
         return None
     val = src.attributes["value"].value
-    if not isinstance(val, float) or val != 0.0 or str(val).startswith("-"):
+    integer = isinstance(T.element_type(c.type), T.IntegerType)
+    if integer:
+        if isinstance(val, bool) or not isinstance(val, int) or val != 0:
+            return None
+    elif not isinstance(val, float) or val != 0.0 or str(val).startswith("-"):
         return None
     out_map = L.indexing_maps(f)[1]
     if [getattr(e, "pos", None) for e in out_map.results] != list(range(len(c.type.shape))):

@@ -28,14 +28,16 @@ kernel that is one large ``tensor.pad`` on a target whose workgroups run concurr
 cut in two along its outermost unpadded dim (:func:`_distribute_pad`).
 
 A root that the target computes with a micro-kernel (``Target.ukernels``; an f32 contraction,
-:mod:`.ukernels`) gets the micro-kernel's workgroup tiles and cache blocking instead:
+or an 8-bit integer one for ``ireec_uk_igemm``, :mod:`.ukernels`) gets the micro-kernel's
+workgroup tiles and cache blocking instead:
 ``lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>``,
-``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>`` and
-``ireec.ukernel_blocking = array<i64: MC, NC, KC>`` (read by loop lowering). A convolution
-it computes by im2col (:mod:`.im2col`) gets whole-extent tiles along its output channels and
-pixels (split for concurrency as other kernels), the same descriptor and blocking (at the
-output-channel dim, the GEMM's pixel dim and the outermost reduction dim) and
-``ireec.im2col = array<i64: K, pixels>`` (window length, output pixels per packed chunk).
+``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>`` (or
+``"ireec_uk_igemm"``) and ``ireec.ukernel_blocking = array<i64: MC, NC, KC>`` (read by loop
+lowering). A convolution it computes by im2col (:mod:`.im2col`) gets whole-extent tiles along
+its output channels and pixels (split for concurrency as other kernels), the same descriptor
+and blocking (at the output-channel dim, the GEMM's pixel dim and the outermost reduction
+dim) and ``ireec.im2col = array<i64: K, pixels>`` (window length, output pixels per packed
+chunk).
 
 A depthwise convolution (:func:`.ukernels.match_dwconv`) keeps the tiles chosen for it as
 for any kernel and gets ``iree_codegen.ukernel =
@@ -129,12 +131,14 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
             m = per_loop[match.i] or ranges[match.i]
             n_ = per_loop[match.j] or ranges[match.j]
             budget = ctx.max_stack_bytes if ctx is not None else None
-            mc, nc, kc = UK.blocking(m, n_, ranges[match.k], None if budget is None else int(budget) // 2)
+            integer = isinstance(match, UK.IgemmMatch)
+            mc, nc, kc = (UK.igemm_blocking if integer else UK.blocking)(
+                m, n_, ranges[match.k], None if budget is None else int(budget) // 2)
             second = [0] * len(per_loop)
             second[match.i], second[match.j], second[match.k] = mc, nc, kc
             levels.append(second)
             root.attributes["iree_codegen.ukernel"] = OpaqueAttr(
-                f'#iree_codegen.ukernel_descriptor<"{UK.SGEMM}", memref>')
+                f'#iree_codegen.ukernel_descriptor<"{UK.IGEMM if integer else UK.SGEMM}", memref>')
             root.attributes["ireec.ukernel_blocking"] = DenseArrayAttr(T.i64, (mc, nc, kc))
         else:
             conv = _im2col_match(root, ctx)
@@ -202,10 +206,14 @@ def _distribute_pad(kernel: Operation, compute: List[Operation], count: List[int
 
 def _ukernel_match(root: Operation, ctx: PassContext):
     """The :class:`.ukernels.SgemmMatch` of ``root`` when the target has the sgemm
-    micro-kernel and ``root`` is a static contraction it computes, else None."""
-    if ctx is None or UK.SGEMM not in getattr(ctx.target, "ukernels", ()):
+    micro-kernel and ``root`` is a static f32 contraction it computes, the
+    :class:`.ukernels.IgemmMatch` when it has the integer one and ``root`` is a static 8-bit
+    contraction (:func:`.ukernels.target_has`), else None."""
+    if ctx is None or root is None:
         return None
-    match = UK.match_sgemm(root)
+    match = UK.match_sgemm(root) if UK.target_has(ctx.target, UK.SGEMM) else None
+    if match is None and UK.target_has(ctx.target, UK.IGEMM):
+        match = UK.match_igemm(root)
     if match is None or any(r is None for r in L.loop_ranges(root)):
         return None
     return match

@@ -30,7 +30,7 @@ from ...ir import types as T
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation
 from ...ir.diagnostics import CompileError, Location
-from ..hal.ukernels import DWCONV, DWCONV_STACK_BYTES, UKERNEL_STACK_BYTES
+from ..hal.ukernels import DWCONV, DWCONV_STACK_BYTES, IGEMM, IGEMM_STACK_BYTES, UKERNEL_STACK_BYTES
 from ..pass_base import Pass, PassContext, register_pass
 
 #: The attribute holding an ``emitc.func``'s stack bound in bytes (see the module docstring).
@@ -40,10 +40,12 @@ STACK_BYTES = "ireec.stack_bytes"
 def _ukernel_stack_bytes(f: Operation) -> int:
     """Stack the micro-kernels kernel ``f`` calls take besides the arrays ``f`` passes them
     (ireec/passes/hal/ukernels.py: UKERNEL_STACK_BYTES, DWCONV_STACK_BYTES for the depthwise
-    one; the largest of those it calls, 0 when it calls none)."""
+    one, IGEMM_STACK_BYTES for the int8 one; the largest of those it calls, 0 when it calls
+    none)."""
     calls = {op.attributes["callee"].value for op in f.walk()
              if op.name == "emitc.call_opaque" and op.attributes["callee"].value.startswith("ireec_uk_")}
-    return max((DWCONV_STACK_BYTES if c == DWCONV else UKERNEL_STACK_BYTES for c in calls), default=0)
+    sizes = {DWCONV: DWCONV_STACK_BYTES, IGEMM: IGEMM_STACK_BYTES}
+    return max((sizes.get(c, UKERNEL_STACK_BYTES) for c in calls), default=0)
 
 
 def stack_bounds(module: Operation, module_name: str) -> Dict[str, dict]:

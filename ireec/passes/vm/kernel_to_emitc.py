@@ -584,6 +584,36 @@ class KernelLowering:
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee),
                                                      "args": _str_array(args)})
 
+    def _igemm_ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` of an int8 GEMM (see
+        ireec/passes/hal/cpu_lower_to_ukernels.py) → ``ireec_uk_igemm(M, N, K, &A[origin],
+        a_m, a_k, &B[origin], b_k, b_n, &C[origin], ldc, a_zp, b_zp, MC, NC, KC, work,
+        flags)`` in the argument order of runtime_c/ireec_ukernel_igemm.h (flags:
+        ``IREEC_UK_FLAG_ACCUMULATE`` unless ``accumulate`` is false, ``IREEC_UK_FLAG_LHS_UNSIGNED``
+        / ``_RHS_UNSIGNED`` for ``lhs_unsigned`` / ``rhs_unsigned``)."""
+        mems = op.operands[:4]
+        rest = list(op.operands[4:])
+        operands: List[Value] = []
+
+        def ref(v: Value) -> str:
+            operands.append(v)
+            return "{%d}" % (len(operands) - 1)
+
+        zps = rest[-2:]
+        pointers, rest = self._ukernel_pointers(op, mems[:3], rest[:-2], ref)
+        m_, n_, k_ = (ref(self._scalar(x, op)) for x in rest)
+        a_zp, b_zp = (ref(self._scalar(x, op)) for x in zps)
+        sa_m, sa_k, sb_k, sb_n, ldc = (str(int(x)) for x in op.attributes["strides"].value)
+        mc, nc, kc = (str(int(x)) for x in op.attributes["blocking"].value)
+        acc = op.attributes.get("accumulate")
+        flags = [f for f, on in (("IREEC_UK_FLAG_ACCUMULATE", acc is None or acc.value),
+                                 ("IREEC_UK_FLAG_LHS_UNSIGNED", "lhs_unsigned" in op.attributes),
+                                 ("IREEC_UK_FLAG_RHS_UNSIGNED", "rhs_unsigned" in op.attributes)) if on]
+        args = [m_, n_, k_, pointers[0], sa_m, sa_k, pointers[1], sb_k, sb_n, pointers[2], ldc,
+                a_zp, b_zp, mc, nc, kc, ref(self.v(mems[3])), " | ".join(flags) or "0"]
+        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
+                                                     "args": _str_array(args)})
+
     def _for(self, op: Operation, b: Builder) -> None:
         lb, ub, step = (self._scalar(x, op) for x in op.operands[:3])
         inits = op.operands[3:]
@@ -732,6 +762,7 @@ CONVERTERS = {
 #: (ireec/dialects/iree_codegen.py: FAMILIES).
 _UKERNEL_LOWERINGS = {
     "ireec_uk_sgemm": KernelLowering._sgemm_ukernel,
+    "ireec_uk_igemm": KernelLowering._igemm_ukernel,
     "ireec_uk_dwconv": KernelLowering._dwconv_ukernel,
     "ireec_gpu_matmul_": KernelLowering._gpu_matmul_ukernel,
 }
