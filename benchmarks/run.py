@@ -7,6 +7,8 @@
                                                 # benchmarks/compile_time.py), updated in place
     python3 -m benchmarks --only weight-scale --weight-sizes 1   # only the compile cost by
                                                 # weight size (benchmarks/weight_scale.py)
+    python3 -m benchmarks --only cortex-m      # only int8 against f32 on a Cortex-M4 under
+                                                # QEMU (benchmarks/cortex_m.py)
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -70,10 +72,10 @@ from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E40
                                    machine_context, parse_min_time, prepare_call)
 
 from benchmarks import compile_time, onnx_runtime, peak  # noqa: E402
-from benchmarks import weight_scale  # noqa: E402
+from benchmarks import cortex_m, weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time", "weight-scale")
+SECTIONS = ("compile-time", "weight-scale", "cortex-m")
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
 
@@ -844,6 +846,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _compile_time_only(args, sizes)
     if args.only == "weight-scale":
         return _weight_scale_only(args, weight_sizes, weight_repeats, weight_dir)
+    if args.only == "cortex-m":
+        return _cortex_m_only(args)
 
     opts = Options()
     if args.quick:
@@ -918,6 +922,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             text, weight_scale.SECTION_TITLE,
             weight_scale.render_weight_scale(weights, weight_scale.context_lines(load),
                                              weight_repeats))
+        text = compile_time.replace_section(
+            text, cortex_m.SECTION_TITLE,
+            cortex_m.section(models / "quant", build_dir / "cortex_m", log))
     if args.output == "-":
         sys.stdout.write(text)
     else:
@@ -958,6 +965,14 @@ def _weight_scale_only(args, sizes, repeats, work_parent) -> int:
                                             lambda m: print(m, flush=True), work_parent)
     lines = weight_scale.render_weight_scale(results, weight_scale.context_lines(load), repeats)
     return _splice_section(args.output, weight_scale.SECTION_TITLE, lines, "weight-scale")
+
+
+def _cortex_m_only(args) -> int:
+    """``--only cortex-m``: measure the Cortex-M4 (QEMU) section and splice it into
+    ``--output`` (created when missing), leaving every other section as it was."""
+    lines = cortex_m.section(shared_dir() / "models" / "quant", Path(args.build_dir) / "cortex_m",
+                             lambda m: print(m, flush=True), partial=True)
+    return _splice_section(args.output, cortex_m.SECTION_TITLE, lines, "cortex-m")
 
 
 if __name__ == "__main__":
