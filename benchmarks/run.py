@@ -9,6 +9,8 @@
                                                 # weight size (benchmarks/weight_scale.py)
     python3 -m benchmarks --only igemm          # only the int8 GEMM against the VNNI peak
                                                 # (benchmarks/igemm.py)
+    python3 -m benchmarks --only cortex-m      # only int8 against f32 on a Cortex-M4 under
+                                                # QEMU (benchmarks/cortex_m.py)
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -74,10 +76,10 @@ from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E40
                                    machine_context, parse_min_time, prepare_call)
 
 from benchmarks import compile_time, onnx_runtime, peak  # noqa: E402
-from benchmarks import igemm, weight_scale  # noqa: E402
+from benchmarks import cortex_m, igemm, weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time", "weight-scale", "igemm")
+SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m")
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
 
@@ -851,6 +853,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.only == "igemm":
         lines = igemm.section(Path(args.build_dir), lambda m: print(m, flush=True))
         return _splice_section(args.output, igemm.SECTION_TITLE, lines, "int8 GEMM")
+    if args.only == "cortex-m":
+        return _cortex_m_only(args)
 
     opts = Options()
     if args.quick:
@@ -926,6 +930,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             text, weight_scale.SECTION_TITLE,
             weight_scale.render_weight_scale(weights, weight_scale.context_lines(load),
                                              weight_repeats))
+        text = compile_time.replace_section(
+            text, cortex_m.SECTION_TITLE,
+            cortex_m.section(models / "quant", build_dir / "cortex_m", log))
     if args.output == "-":
         sys.stdout.write(text)
     else:
@@ -966,6 +973,14 @@ def _weight_scale_only(args, sizes, repeats, work_parent) -> int:
                                             lambda m: print(m, flush=True), work_parent)
     lines = weight_scale.render_weight_scale(results, weight_scale.context_lines(load), repeats)
     return _splice_section(args.output, weight_scale.SECTION_TITLE, lines, "weight-scale")
+
+
+def _cortex_m_only(args) -> int:
+    """``--only cortex-m``: measure the Cortex-M4 (QEMU) section and splice it into
+    ``--output`` (created when missing), leaving every other section as it was."""
+    lines = cortex_m.section(shared_dir() / "models" / "quant", Path(args.build_dir) / "cortex_m",
+                             lambda m: print(m, flush=True), partial=True)
+    return _splice_section(args.output, cortex_m.SECTION_TITLE, lines, "cortex-m")
 
 
 if __name__ == "__main__":

@@ -1,102 +1,47 @@
 """Generated C on a microcontroller model: each case is compiled to vm-c sources, cross-compiled
 with ``arm-none-eabi-gcc -mcpu=cortex-m4 -mfloat-abi=hard`` through examples/cortex-m (its
 startup code, linker script and Makefile flags), run under ``qemu-system-arm -M mps2-an386``
-with semihosting, and the printed results are compared with numpy's expected values.
+with semihosting, and the printed results are compared with numpy's expected values (the
+int8 QDQ models: with ONNX Runtime's and the host build's, bit for bit). The harness is
+tests/e2e/cortex_m.py; ``-icount`` instruction counting is checked here too.
 
 Needs Debian's gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm (.ci/run
 installs them where it can); skips with that reason otherwise."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ireec.cli import main as ireec_main
+import ireec
 
-from .common import REPO, shared_path
-from .models import inputs_and_expected
+from . import cortex_m
+from .common import REPO, build, shared_path
+from .cortex_m import EXAMPLE, EXTFLASH, exact_results, footprint, instructions, run_qemu
+from .models import inputs_and_expected, skip_unless_pass
 
-EXAMPLE = REPO / "examples" / "cortex-m"
-TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-nm", "arm-none-eabi-readelf", "qemu-system-arm")
-pytestmark = pytest.mark.skipif(
-    any(shutil.which(t) is None for t in TOOLS),
-    reason="needs arm-none-eabi-gcc and qemu-system-arm (Debian: gcc-arm-none-eabi "
-           "libnewlib-arm-none-eabi qemu-system-arm)")
-
-_C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.int32): "int32_t", np.dtype(np.int64): "int64_t"}
-
-
-def _c_array(name: str, a: np.ndarray, const: bool) -> str:
-    ct = _C_TYPES[a.dtype]
-    flat = a.reshape(-1)
-    if const:
-        vals = ", ".join(repr(float(x)) + "f" if ct == "float" else str(int(x)) for x in flat)
-        return f"static const {ct} {name}[{flat.size}] = {{{vals}}};"
-    return f"static {ct} {name}[{flat.size}];"
-
-
-def _main_c(module: str, fn: str, args, results, decls=(), prologue=()) -> str:
-    """A main that calls ``<module>_<fn>`` on static inputs and prints every result element
-    (with a workspace argument unless the header says the workspace is static). ``decls`` are
-    C lines at file scope after the buffers, ``prologue`` C lines run first in main (what they
-    print comes before the ``status`` line)."""
-    lines = ["#include <stdio.h>", "#include <stdint.h>", "#include <string.h>",
-             f'#include "{module}.h"', ""]
-    lines += [_c_array(f"in{i}", a, True) for i, a in enumerate(args)]
-    lines += [_c_array(f"out{i}", r, False) for i, r in enumerate(results)]
-    lines += [f"IREEC_ALIGNAS({module.upper()}_WORKSPACE_ALIGNMENT) static uint8_t "
-              f"workspace[{module.upper()}_WORKSPACE_ARRAY_SIZE];"]
-    lines += list(decls)
-    lines += ["", "int main(void) {"]
-    lines += [f"  {line}" for line in prologue]
-    call_args = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(results))]
-    lines.append(f"#if {module.upper()}_WORKSPACE_STATIC")
-    lines.append(f"  ireec_status_t s = {module}_{fn}({', '.join(call_args)});")
-    lines.append("  (void)workspace;")
-    lines.append("#else")
-    lines.append(f"  ireec_status_t s = {module}_{fn}({', '.join(call_args + ['workspace'])});")
-    lines.append("#endif")
-    lines.append('  printf("status %d\\n", (int)s);')
-    for i, r in enumerate(results):
-        fmt = '"%.9g\\n", (double)' if r.dtype == np.float32 else '"%ld\\n", (long)'
-        lines.append(f"  for (int i = 0; i < {r.size}; ++i) printf({fmt}out{i}[i]);")
-    lines += ["  return 0;", "}", ""]
-    return "\n".join(lines)
+pytestmark = pytest.mark.skipif(cortex_m.missing_tools() is not None,
+                                reason=cortex_m.missing_tools() or "")
 
 
 def build_and_run_on_cortex_m(src: Path, fn: str, args, results, tmp_path: Path, capsys, flags=(),
-                              make_vars=(), decls=(), prologue=()) -> tuple[Path, list[str]]:
+                              make_vars=(), decls=(), prologue=(), exact=False, timed=False
+                              ) -> tuple[Path, list[str]]:
     """Compile ``src`` to C (with ``flags``), build it with examples/cortex-m's Makefile (with
-    the extra ``make_vars``, e.g. ``SECTION=.ireec_weights``) and run it under QEMU; returns
-    the ELF and the printed words."""
-    gen = tmp_path / "model"
-    rc = ireec_main(["compile", str(src), "--output-format=vm-c", "--module-name=model", "-o", str(gen),
-                     *flags])
-    assert rc == 0, capsys.readouterr().err
-    main_c = tmp_path / "main.c"
-    main_c.write_text(_main_c("model", fn, args, results, decls, prologue))
-    make = ["make", "-s", "-C", str(EXAMPLE), f"BUILD={tmp_path}", "NAME=model", f"MAIN={main_c}",
-            f"MODEL={src}", *make_vars]
-    # The sources exist already: build the ELF only (no ireec on the PATH needed).
-    elf = tmp_path / "model.elf"
-    proc = subprocess.run(make + [str(elf)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    qemu = ["qemu-system-arm", "-M", "mps2-an386", "-nographic", "-semihosting-config",
-            "enable=on,target=native", "-kernel", str(elf)]
-    run = subprocess.run(qemu, capture_output=True, text=True, timeout=120)
-    return elf, run.stdout.split()
+    the extra ``make_vars``, e.g. ``SECTION=.ireec_weights``) and run it under QEMU (with
+    ``-icount shift=0,sleep=off`` when ``timed``); returns the ELF and the printed words."""
+    try:
+        elf = cortex_m.build_firmware(src, fn, args, results, tmp_path, flags, make_vars, decls,
+                                      prologue, exact, timed)
+    except RuntimeError as e:
+        pytest.fail(f"{e}\n{capsys.readouterr().err}")
+    return elf, run_qemu(elf, icount=timed)
 
 
-def _results(words: list[str]) -> np.ndarray:
-    """The values printed after ``status 0``."""
-    assert "status" in words, " ".join(words)[:500]
-    i = words.index("status")
-    assert words[i:i + 2] == ["status", "0"], " ".join(words)[:500]
-    return np.array([float(x) for x in words[i + 2:]])
+_results = cortex_m.results
 
 
 def run_on_cortex_m(src: Path, fn: str, args, results, tmp_path: Path, capsys, flags=(), make_vars=(),
@@ -146,7 +91,6 @@ def test_lenet_static_workspace_on_cortex_m4(tmp_path, capsys):
 # examples/cortex-m/link.ld: the section .ireec_weights goes to EXTFLASH, the mps2-an386 PSRAM
 # (16 MiB at 0x21000000) standing for an external flash; QEMU loads it there from the ELF.
 WEIGHTS_SECTION = ".ireec_weights"
-EXTFLASH = (0x21000000, 0x21000000 + (16 << 20))
 LENET = ("models", "jax", "lenet", "lenet.const.mlir")  # 247016 bytes of constants
 
 
@@ -237,3 +181,80 @@ def test_lenet_external_constants(tmp_path, capsys):
         "before": "9", "corrupt": "15", "short": "3", "misaligned": "3", "still": "9", "set": "0"}, words[:20]
     np.testing.assert_allclose(_results(words).reshape(expected.shape), expected, rtol=1e-4, atol=1e-4)
     _assert_in_extflash(elf, "model_weights", (gen / "model_constants.bin").stat().st_size)
+
+
+def _header_define(header: Path, name: str) -> int:
+    """The integer value of ``#define name`` in ``header``."""
+    for line in header.read_text().splitlines():
+        if line.startswith(f"#define {name} "):
+            return int(line.split()[2])
+    raise AssertionError(f"no #define {name} in {header}")
+
+
+def test_icount_timer_counts_instructions(tmp_path, capsys):
+    """Under ``-icount shift=0,sleep=off`` (1 virtual ns per instruction) the CMSDK APB timer 0
+    of mps2-an386 (25 MHz) ticks once every 40 instructions: measured, not assumed, from the
+    ticks of two ``subs``/``bne`` loops of known length (examples/cortex-m/icount_timer.h), and the
+    shorter loop's ticks give back its 2n instructions to within a tick."""
+    src = REPO / "tests" / "e2e" / "inputs" / "abs.mlir"
+    _, words = build_and_run_on_cortex_m(src, "abs", [np.array(-2.0, np.float32)],
+                                         [np.zeros((), np.float32)], tmp_path, capsys, timed=True)
+    assert _results(words).tolist() == [2.0]
+    ins = instructions(words)
+    assert ins.per_tick == 40.0, words[:8]
+    assert ins.spin_error <= ins.per_tick, words[:8]
+    assert 0 <= ins.count < 1000, words[:8]  # abs of one element: a few dozen instructions
+    # Without -icount the timer follows host time: the loops no longer give 40 per tick.
+
+
+QUANT = [(m, f"{m}.qdq.{form}.mlir") for m in ("cnn_int8", "mlp_int8") for form in ("linalg", "tosa")]
+
+
+@pytest.mark.parametrize("model,file", QUANT, ids=[q[1] for q in QUANT])
+def test_quantized_model_bit_exact_on_cortex_m4(model, file, tmp_path, capsys):
+    """The int8 QDQ models of ../shared/models/quant on the M4: the output printed by the
+    firmware (as bits) equals ONNX Runtime's ``out0.npy`` and the host ``c`` build's output bit
+    for bit. Prints the model's arena, flash (code + constants + other read-only data),
+    declared stack bound and instructions per call (``pytest -s`` or ``-rP`` shows them)."""
+    path = shared_path("models", "quant", model, file)
+    skip_unless_pass(path)
+    args, expected = inputs_and_expected(path)
+    elf, words = build_and_run_on_cortex_m(path, "main_graph", args, [expected], tmp_path / "m4", capsys,
+                                           exact=True, timed=True)
+    got = exact_results(words, [expected])[0]
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32),
+                                  err_msg="Cortex-M4 against ONNX Runtime (out0.npy)")
+    host = ireec.load(build(path, tmp_path / "host", capsys)).main_graph(*args)
+    np.testing.assert_array_equal(got.view(np.uint32), np.asarray(host, np.float32).view(np.uint32),
+                                  err_msg="Cortex-M4 against the host c build")
+
+    header = tmp_path / "m4" / "model" / "model.h"
+    fp = footprint(elf)
+    assert fp.arena == _header_define(header, "MODEL_WORKSPACE_ARRAY_SIZE")
+    assert fp.constants == _header_define(header, "MODEL_CONSTANT_SIZE") and fp.code > 0
+    assert fp.rodata >= fp.constants and fp.extflash == 0
+    stack = _header_define(header, "MODEL_STACK_SIZE")
+    assert fp.flash < cortex_m.FLASH[1] - cortex_m.FLASH[0]
+    assert fp.arena + fp.bss + fp.data + stack < cortex_m.RAM[1] - cortex_m.RAM[0]
+    ins = instructions(words)
+    assert ins.per_tick == 40.0
+    print(f"{file}: arena {fp.arena} B, flash {fp.flash} B (code {fp.code}, constants {fp.constants}, "
+          f"other rodata {fp.rodata - fp.constants}, data {fp.data}), stack bound {stack} B, "
+          f"{ins.count} instructions per call (+-{ins.per_tick:g})")
+
+
+@pytest.mark.slow
+def test_icount_timer_agrees_with_an_execution_trace(tmp_path, capsys):
+    """The instructions per call the timer gives (``-icount``) for mlp_int8 match, to within a
+    tick, QEMU's own count of the instructions the call executes (``-singlestep -d exec``, one
+    log line per instruction, from the ``bl`` to the return): the two differ only by the
+    timer reads around the call."""
+    path = shared_path("models", "quant", "mlp_int8", "mlp_int8.qdq.linalg.mlir")
+    skip_unless_pass(path)
+    args, expected = inputs_and_expected(path)
+    elf, words = build_and_run_on_cortex_m(path, "main_graph", args, [expected], tmp_path, capsys,
+                                           timed=True)
+    ins = instructions(words)
+    traced = cortex_m.trace_instructions(elf, "model_main_graph")
+    print(f"timer {ins.count} (+-{ins.per_tick:g}), trace {traced}")
+    assert abs(ins.count - traced) <= ins.per_tick
