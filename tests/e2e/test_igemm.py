@@ -340,12 +340,15 @@ def platform_machine() -> str:
 # ---------------------------------------------------------------------------
 
 def _on_cortex_m(src_path, fn, args, results, tmp_path, capsys, monkeypatch):
-    from . import test_cortex_m as CM
+    """Build ``fn`` of ``src_path`` for the Cortex-M4 (tests/e2e/cortex_m.py) and run it under
+    QEMU: (the ELF, the printed words)."""
+    from . import cortex_m as CM
 
-    if any(shutil.which(t) is None for t in CM.TOOLS):
-        pytest.skip("needs arm-none-eabi-gcc and qemu-system-arm")
-    monkeypatch.setitem(CM._C_TYPES, np.dtype(np.int8), "int8_t")
-    return CM.build_and_run_on_cortex_m(src_path, fn, args, results, tmp_path, capsys)
+    why = CM.missing_tools()
+    if why is not None:
+        pytest.skip(why)
+    elf = CM.build_firmware(Path(src_path), fn, args, results, tmp_path / "m4")
+    return elf, CM.run_qemu(elf)
 
 
 def test_quantized_matmul_on_cortex_m4(tmp_path, capsys, monkeypatch):
