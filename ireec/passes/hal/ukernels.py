@@ -46,9 +46,8 @@ the generic or values defined above it), call ``ireec_uk_igemm`` of
 arguments (exact int32 results: VNNI ``vpdpbusd`` with a +128 bias on B, AVX2 ``vpmaddwd``
 on 16-bit pairs, SMLAD on a Cortex-M4; see the header), marked
 ``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_igemm", memref>`` and
-blocked by :data:`IGEMM_MC`, :data:`IGEMM_NC`, :data:`IGEMM_KC`. The integer family ships
-with the f32 one: a target whose ``ukernels`` name ``ireec_uk_sgemm`` gets it too
-(:func:`target_has`).
+blocked by :data:`IGEMM_MC`, :data:`IGEMM_NC`, :data:`IGEMM_KC`, on targets whose
+``ukernels`` name it (:func:`target_has`).
 
 Depthwise convolutions (:func:`match_dwconv`: ``out[.., c, y, x] += image[.., c, s*y + d*ty,
 s*x + d*tx] * filter[c, ty, tx]`` in any layout) call ``ireec_uk_dwconv`` on each workgroup's
@@ -356,10 +355,8 @@ def igemm_blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None)
 
 def target_has(target, name: str) -> bool:
     """Whether ``target`` (a Target, or None) lets kernels call micro-kernel ``name``: listed
-    in its ``ukernels``, or :data:`IGEMM` on a target with :data:`SGEMM` (the integer family
-    ships in the same header set as the f32 one)."""
-    names = getattr(target, "ukernels", ()) or ()
-    return name in names or (name == IGEMM and SGEMM in names)
+    in its ``ukernels``."""
+    return name in (getattr(target, "ukernels", ()) or ())
 
 
 @dataclass
