@@ -194,8 +194,10 @@ def render(rows: Sequence[Row], skipped: Optional[str], note: str = "") -> List[
     L += ["", "What the int8 builds run: cnn_int8's per-channel weights stay fake-quantized in its QDQ "
           "files (quantize/dequantize round trips in f32 around f32 convolutions and matmul), so its "
           "int8 builds compute the f32 network plus the rounding steps, with f32 weights in flash; "
-          "mlp_int8 lowers to i8 x i8 -> i32 matmuls (`linalg.quantized_matmul`) and requantization, "
-          "as generic C loops (no use of the M4's dual 16-bit multiply-accumulate, SMLAD).", ""]
+          "mlp_int8 lowers to i8 x i8 -> i32 matmuls (`linalg.quantized_matmul`), which call the "
+          "`ireec_uk_igemm` micro-kernel (its portable path, SMLAD under __ARM_FEATURE_DSP; B is "
+          "packed on every call, which at one row costs about what SMLAD saves), then the "
+          "requantization as C loops.", ""]
     return L
 
 
