@@ -113,7 +113,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", FoldUKernelAccumulatorInitsPass, "CPU micro-kernel roots: the zero fill of their output before them goes (the call overwrites), a bias broadcast into it is marked as the call's start"),
     ("hal", TileAndDistributeToWorkgroupsPass, "each kernel computes at entry its workgroup's tile per distributed dim: offset = workgroup id * tile, size = min(tile, extent - offset)"),
     ("hal", CPULowerToUKernelsPass, "CPU targets: f32 contractions, int8 contractions (zero points) and depthwise convolutions marked for a micro-kernel become ireec_uk_sgemm / ireec_uk_igemm / ireec_uk_dwconv calls on the workgroup's tile, the f32 ones taking a bias/clamp consumer as epilogue"),
-    ("hal", ConvertConvToIm2colPass, "CPU targets: convolutions marked ireec.im2col become, per chunk of output pixels, a copy of their patches into a stack array and one ireec_uk_sgemm call over the whole window"),
+    ("hal", ConvertConvToIm2colPass, "CPU targets: convolutions marked ireec.im2col become, per chunk of output pixels, a copy of their patches into a stack array and one ireec_uk_sgemm (f32) or ireec_uk_igemm (int8, zero points) call over the whole window"),
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory; contractions register-blocked)"),
     ("hal", MathAlgebraicSimplificationPass, "powers with a small constant integer exponent (x^2, x^3, 1/x) become multiplications, not a scalar libm pow call per element"),
     ("hal", MathTransformPass, "f32 tanh and exp in kernels become branch-free polynomial approximations the C compiler vectorizes, not a scalar libm call per element"),

@@ -1,4 +1,4 @@
-"""Convolutions marked ``ireec.im2col`` become patch copies and sgemm micro-kernel calls.
+"""Convolutions marked ``ireec.im2col`` become patch copies and sgemm / igemm micro-kernel calls.
 
 Mirrors IREE's ``iree-codegen-convert-conv-to-im2col`` (ConvertConvToIm2col.cpp: a
 convolution becomes an im2col copy of its input patches and a matmul) together with the
@@ -17,6 +17,14 @@ width of the innermost pixel dim), each
    ``C[p, f] += Col[p, k] * W[k, f]``) or B (NCHW: ``C[f, p] += W[f, k] * Col[k, p]``) and
    the whole window as K, with its own ``work`` array.
 
+An 8-bit convolution (the integer form of :func:`.im2col.match_im2col`, marked
+``"ireec_uk_igemm"``) is lowered the same way with an ``i8`` ``Col`` (the raw image values,
+one byte each), an ``i32`` ``work`` array of ``IREEC_UK_IGEMM_WORK_BYTES`` and a call of
+``ireec_uk_igemm`` whose operands end with the zero points of A and B (the image's for
+``Col``, the filter's for ``W``; constant 0 where the body has none, a load where the host
+passes one in a rank-0 buffer), with ``lhs_unsigned`` / ``rhs_unsigned`` for operands
+zero-extended: exact int32 results, as ``linalg.quantized_matmul`` gets from the same call.
+
 A convolution whose filter's window is not one flat axis in the nest's reduction order,
 whose output's contiguous dim is neither ``f`` nor a pixel dim, or with an operand without
 static strides is left to :mod:`.convert_linalg_to_loops`.
@@ -26,7 +34,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ...ir import types as T
-from ...ir.attributes import BoolAttr, DenseArrayAttr, StringAttr, UnitAttr
+from ...ir.attributes import BoolAttr, DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Builder, Operation, Value
 from ...dialects.memref import build_alloc
 from ..pass_base import Pass, PassContext, register_pass
@@ -46,8 +54,9 @@ class _Im2col:
         self.op, self.lb, self.match = op, lb, match
         self.k_total, self.pixels = k_total, pixels
         maps = generic_maps(op)
-        self.w, self.x, self.c = op.operands[match.w], op.operands[1 - match.w], op.operands[2]
-        self.w_map, self.x_map, self.c_map = maps[match.w], maps[1 - match.w], maps[2]
+        n_in = len(op.operands) - 1
+        self.w, self.x, self.c = op.operands[match.w], op.operands[match.x], op.operands[n_in]
+        self.w_map, self.x_map, self.c_map = maps[match.w], maps[match.x], maps[n_in]
         self.ranges = lb.ranges
 
     @staticmethod
@@ -100,9 +109,11 @@ class _Im2col:
         b = lb.ib.b
         self.c0, self.c1, self.cstep = lb.ib.const(0), lb.ib.const(1), lb.ib.const(self.step)
         col_shape = (self.pixels, self.k_total) if self.rows_are_pixels else (self.k_total, self.pixels)
-        self.col = build_alloc(b, "memref.alloca", T.MemRefType(col_shape, T.f32)).result
-        self.work = build_alloc(b, "memref.alloca", T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32),
-                                attrs={"ireec.ukernel_work": UnitAttr()}).result
+        integer = self.match.integer
+        self.col = build_alloc(b, "memref.alloca", T.MemRefType(col_shape, T.i8 if integer else T.f32)).result
+        work = (T.MemRefType((-(-UK.igemm_work_bytes(mc, nc, kc) // 4),), T.i32) if integer
+                else T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32))
+        self.work = build_alloc(b, "memref.alloca", work, attrs={"ireec.ukernel_work": UnitAttr()}).result
         inner, ivs, start, count, npix = self._chunk_loop(b)
         self._pack(inner, ivs, start, count)
         self._call(inner, ivs, start, npix, (mc, nc, kc))
@@ -166,14 +177,15 @@ class _Im2col:
         lb = self.lb
         xi = operand_indices(IndexBuilder(pb, {}), self.x, self.x_map, piv,
                              global_ivs(pb, piv, lb.tile_of, lb.tiles), lb.tile_of, lb.tiles, bool(lb.tile_of))
-        val = pb.create("memref.load", [self.x] + xi, [T.f32]).result
-        img_arg, flt_arg = op.body.args[1 - match.w], op.body.args[match.w]
-        mapping: Dict[Value, Value] = {img_arg: val}
-        for pre in IM.image_prologue(op, 1 - match.w):  # e.g. a fused average pool's "/ 4"
-            pb.insert(pre.clone(mapping))
-        mul = list(op.body.ops)[-3]
-        image_value = next(v for v in mul.operands if v is not flt_arg)
-        val = mapping.get(image_value, image_value)
+        val = pb.create("memref.load", [self.x] + xi, [self.x.type.element_type]).result
+        if not match.integer:  # the integer form copies the raw 8-bit values
+            img_arg, flt_arg = op.body.args[match.x], op.body.args[match.w]
+            mapping: Dict[Value, Value] = {img_arg: val}
+            for pre in IM.image_prologue(op, match.x):  # e.g. a fused average pool's "/ 4"
+                pb.insert(pre.clone(mapping))
+            mul = list(op.body.ops)[-3]
+            image_value = next(v for v in mul.operands if v is not flt_arg)
+            val = mapping.get(image_value, image_value)
         idx = [pflat, kflat] if self.rows_are_pixels else [kflat, pflat]
         pb.create("memref.store", [val, self.col] + idx, [])
 
@@ -194,17 +206,29 @@ class _Im2col:
             operands = ([col, w, c, work] + col_org + w_org + c_org
                         + [npix, lb.ubs[match.f], self.ibi.const(k_total)])
             strides = (k_total, 1, sw_k, sw[match.f], ldc)
+            lhs, rhs = (match.x_zp, match.x_unsigned), (match.w_zp, match.w_unsigned)
         else:  # C[f, p] += W[f, k] * Col[k, p]
             operands = ([w, col, c, work] + w_org + col_org + c_org
                         + [lb.ubs[match.f], npix, self.ibi.const(k_total)])
             strides = (sw[match.f], sw_k, self.pixels, 1, ldc)
+            lhs, rhs = (match.w_zp, match.w_unsigned), (match.x_zp, match.x_unsigned)
+        attrs = {}
+        if match.integer:  # the zero points of A and B (0 where the body has none)
+            for zp, _ in (lhs, rhs):
+                if zp is None:
+                    zp = inner.create("arith.constant", [], [T.i32], {"value": IntegerAttr(0, T.i32)}).result
+                elif isinstance(zp.type, T.MemRefType):  # a rank-0 buffer the host filled
+                    zp = inner.create("memref.load", [zp], [T.i32]).result
+                operands.append(zp)
+            attrs = {k: UnitAttr() for k, on in (("lhs_unsigned", lhs[1]), ("rhs_unsigned", rhs[1])) if on}
         inner.create("iree_codegen.ukernel.generic", operands, [],
                      {**{k: op.attributes[k] for k in ("lowering_config", "iree_codegen.ukernel", "ireec.im2col")
                          if k in op.attributes},
-                      "u_kernel_fn_name": StringAttr(UK.SGEMM),
+                      "u_kernel_fn_name": StringAttr(UK.IGEMM if match.integer else UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),
                       "blocking": DenseArrayAttr(T.i64, blocking),
-                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes)})
+                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                      **attrs})
 
 
 def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:

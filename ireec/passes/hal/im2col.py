@@ -28,6 +28,20 @@ choice on the root, visible at ``--compile-to=hal``::
 
     iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>
     ireec.im2col = array<i64: K, pixels>
+
+Integer convolutions (``linalg.conv_2d_nhwc_hwcf_q`` / ``_nhwc_fhwc_q`` / ``_nchw_fchw_q``
+after generalisation, or the plain ones on i8 with an i32 accumulator: the body
+``out + (ext(image) - izp) * (ext(filter) - fzp)`` of :func:`.ukernels._igemm_factors`)
+take the same path with the int8 micro-kernel, as IREE's im2col feeds its i8 matmuls to the
+``iree_uk_mmt4d`` i8 x i8 -> i32 kernels: ``Col`` holds the raw 8-bit image values (one
+byte each) and one ``ireec_uk_igemm`` call per chunk gets the image's and the filter's zero
+points, so the int32 results are exact (integer sums do not depend on the order: the window
+is flattened in the filter's layout order). Out-of-image taps cannot occur: a linalg
+convolution reads its input only inside it (padding is a ``tensor.pad`` with the zero point
+before it, fused or not). They are marked ``"ireec_uk_igemm"`` on targets that have it
+(:func:`.ukernels.target_has`); the loop nest they replace is scalar (sign extensions,
+subtractions and a strided filter), so every form that matches is lowered by im2col
+(:func:`profitable`) when ``K >= INT_MIN_K``.
 """
 from __future__ import annotations
 
@@ -35,6 +49,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from ...dialects import linalg as L
+from ...ir import types as T
 from ..common.distribution import MAX_STACK_BYTES
 from . import ukernels as UK
 from .memref_utils import loop_order
@@ -54,6 +69,25 @@ class Im2colMatch:
     pixels: List[int]
     red: List[int]
     k: int
+    #: The image's input position (the f32 form: ``1 - w``).
+    x: int = -1
+    #: The integer form: i8 operands, an i32 output, zero points (scalar i32 Values: inputs of
+    #: the generic or values defined above it; None for none) and zero extension (``extui``)
+    #: of the image (``x_*``) and of the filter (``w_*``).
+    integer: bool = False
+    x_zp: Optional[object] = None
+    w_zp: Optional[object] = None
+    x_unsigned: bool = False
+    w_unsigned: bool = False
+
+    def __post_init__(self):
+        if self.x < 0:
+            self.x = 1 - self.w
+
+    @property
+    def esize(self) -> int:
+        """Bytes of one ``Col`` element: 1 for the integer form, 4 for f32."""
+        return 1 if self.integer else 4
 
 
 def stride_order(op) -> List[int]:
@@ -63,43 +97,54 @@ def stride_order(op) -> List[int]:
 
 
 def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMatch]:
-    """The :class:`Im2colMatch` of ``op`` when it is an f32 convolution lowered by im2col
-    (module docstring), else None. ``order``: the plain nest's loop order (default
-    :func:`stride_order`). Requires: a multiply-accumulate generic with static ranges; the
+    """The :class:`Im2colMatch` of ``op`` when it is an f32 or 8-bit integer convolution
+    lowered by im2col (module docstring), else None. ``order``: the plain nest's loop order
+    (default :func:`stride_order`). Requires: a multiply-accumulate generic with static
+    ranges (f32: ``out + pre(image) * filter``; integer: :func:`_integer_factors`); the
     output indexed by distinct plain parallel dims; a filter indexed by plain dims: every
-    reduction dim, those of range > 1 consecutive and in ``order``'s order, plus one parallel
-    dim ``f`` of the
-    output; an image indexed by sums of dims times positive constants, with every parallel
-    dim but ``f`` and every reduction dim; ``K >= CONV_MIN_K``; and no micro-kernel match of
-    :func:`.ukernels.match_sgemm` (which takes the op first)."""
+    reduction dim, those of range > 1 consecutive and (f32) in ``order``'s order, plus one
+    parallel dim ``f`` of the output; an image indexed by sums of dims times positive
+    constants, with every parallel dim but ``f`` and every reduction dim; ``K >=
+    CONV_MIN_K`` (integer: :data:`INT_MIN_K`); and no micro-kernel match of
+    :func:`.ukernels.match_sgemm` / :func:`.ukernels.match_igemm` (which take the op
+    first). The integer form's ``red`` is the filter's layout order."""
     if op.name != "linalg.generic" or UK.match_sgemm(op) is not None:
         return None
     ins, outs = L.inputs(op), L.outputs(op)
-    if len(ins) != 2 or len(outs) != 1 or not all(UK._is_f32(v) for v in ins + outs):
-        return None
+    factors = None
+    if len(ins) == 2 and len(outs) == 1 and all(UK._is_f32(v) for v in ins + outs):
+        shaped = [0, 1]
+    else:
+        factors = _integer_factors(op)
+        if factors is None:
+            return None
+        shaped = sorted(factors)
     ranges = L.loop_ranges(op)
     if any(r is None for r in ranges):
         return None
     its = L.iterator_types(op)
     red_set = {d for d, it in enumerate(its) if it == L.REDUCTION}
     maps = L.indexing_maps(op)
-    dc = UK._plain_dims(maps[2])
+    dc = UK._plain_dims(maps[len(ins)])
     if not red_set or dc is None or any(d in red_set for d in dc):
         return None
     order = list(order) if order is not None else stride_order(op)
     red = [d for d in order if d in red_set]
-    for w in (0, 1):
+    for w in shaped:
+        x = shaped[1 - shaped.index(w)]
         dw = UK._plain_dims(maps[w])
-        if dw is None or image_prologue(op, 1 - w) is None:
+        if dw is None or (factors is None and image_prologue(op, x) is None):
             continue
         fs = [d for d in dw if d not in red_set]
         if len(fs) != 1 or fs[0] not in dc or set(dw) != red_set | {fs[0]}:
             continue
+        if factors is not None:  # exact in any order: the filter's layout order
+            red = [d for d in dw if d in red_set]
         # Dims of range 1 (one input channel) take no part in the order.
         pos = [dw.index(d) for d in red if ranges[d] > 1]
         if pos and pos != list(range(pos[0], pos[0] + len(pos))):
             continue
-        coeffs = [UK.linear_coefficients(e) for e in maps[1 - w].results]
+        coeffs = [UK.linear_coefficients(e) for e in maps[x].results]
         if any(c is None or any(x <= 0 for x in c.values()) for c in coeffs):
             continue
         seen = set().union(*coeffs) if coeffs else set()
@@ -109,10 +154,41 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
         k = 1
         for d in red:
             k *= ranges[d]
-        if k < UK.CONV_MIN_K:
+        if k < (INT_MIN_K if factors is not None else UK.CONV_MIN_K):
             return None
-        return Im2colMatch(w=w, f=fs[0], pixels=pixels, red=red, k=k)
+        if factors is None:
+            return Im2colMatch(w=w, f=fs[0], pixels=pixels, red=red, k=k)
+        return Im2colMatch(w=w, f=fs[0], pixels=pixels, red=red, k=k, x=x, integer=True,
+                           x_zp=factors[x][1], w_zp=factors[w][1],
+                           x_unsigned=factors[x][0], w_unsigned=factors[w][0])
     return None
+
+
+#: Fewest window elements (``K``) of an integer convolution lowered by im2col. Below it
+#: the patch copy and the kernel's per-call work outweigh the window's products.
+INT_MIN_K = 8
+
+
+def _integer_factors(op) -> Optional[dict]:
+    """:func:`.ukernels._igemm_factors` of generic ``op`` when it has two i8 inputs of rank
+    >= 1 (the factors), other inputs scalars or rank-0 tensors / memrefs (zero points,
+    indexed by no dim), one i32 shaped output and no micro-kernel match of
+    :func:`.ukernels.match_igemm`; else None."""
+    ins, outs = L.inputs(op), L.outputs(op)
+    if len(outs) != 1 or not isinstance(outs[0].type, T.ShapedType):
+        return None
+    if not UK._is_int(outs[0].type.element_type, 32):
+        return None
+    shaped = [k for k, v in enumerate(ins) if isinstance(v.type, T.ShapedType) and v.type.rank > 0]
+    if len(shaped) != 2 or not all(UK._is_int(ins[k].type.element_type, 8) for k in shaped):
+        return None
+    maps = L.indexing_maps(op)
+    if any(maps[k].results for k in range(len(ins)) if k not in shaped):
+        return None
+    if UK.match_igemm(op) is not None:
+        return None
+    factors = UK._igemm_factors(op, rank0_zero_points=True)
+    return factors if factors is not None and sorted(factors) == shaped else None
 
 
 #: Ops an image prologue may hold: elementwise arithmetic without regions or side effects.
@@ -149,6 +225,12 @@ def image_prologue(op, x: int) -> Optional[list]:
     return pre
 
 
+def output_dims(op) -> List[int]:
+    """The loop dims indexing the output of convolution generic ``op``, in its order (its
+    last operand's map: plain dims where :func:`match_im2col` matched)."""
+    return [e.pos for e in L.indexing_maps(op)[len(L.inputs(op))].results]
+
+
 def col_budget(max_stack_bytes: Optional[int]) -> int:
     """Most bytes of the ``Col`` array: the per-workgroup stack allocation limit
     (:data:`..common.distribution.MAX_STACK_BYTES`), a quarter of ``--max-stack-bytes``
@@ -178,8 +260,10 @@ def profitable(op, match: Im2colMatch) -> bool:
     (the nest's rows are the short output rows), and in the NHWC form (the output channels
     contiguous) with :data:`MIN_NHWC_CHANNELS` output channels and either
     :data:`MIN_NHWC_TAP_CHANNELS` input channels per tap or an image prologue."""
-    out = L.indexing_maps(op)[2].results
-    if out[-1].pos != match.f:
+    if match.integer:
+        return True
+    out = output_dims(op)
+    if out[-1] != match.f:
         return True
     ranges = L.loop_ranges(op)
     if ranges[match.f] < MIN_NHWC_CHANNELS:
@@ -187,11 +271,12 @@ def profitable(op, match: Im2colMatch) -> bool:
     return ranges[match.red[-1]] >= MIN_NHWC_TAP_CHANNELS or bool(image_prologue(op, 1 - match.w))
 
 
-def chunk_pixels(k: int, tile_pixels: int, budget: int) -> int:
-    """Output pixels per ``Col`` chunk for a window of ``k`` elements and a workgroup tile
-    of ``tile_pixels`` pixels: all of them when ``4 * k * tile_pixels`` fits ``budget``
-    bytes, else as many as fit; 0 when fewer than :data:`MIN_CHUNK_PIXELS` fit."""
-    p = min(tile_pixels, budget // (4 * k))
+def chunk_pixels(k: int, tile_pixels: int, budget: int, esize: int = 4) -> int:
+    """Output pixels per ``Col`` chunk for a window of ``k`` elements of ``esize`` bytes and
+    a workgroup tile of ``tile_pixels`` pixels: all of them when ``esize * k * tile_pixels``
+    fits ``budget`` bytes, else as many as fit; 0 when fewer than :data:`MIN_CHUNK_PIXELS`
+    fit."""
+    p = min(tile_pixels, budget // (esize * k))
     return p if p >= min(MIN_CHUNK_PIXELS, tile_pixels) else 0
 
 
@@ -216,7 +301,7 @@ def plan_chunk(match: Im2colMatch, out_dims: Sequence[int], ranges: Sequence[int
     r, q = gemm_pixel_dims(match, out_dims)
     tq = tile_of_dim(q)
     if r is not None and tq == ranges[q]:
-        rows = min(tile_of_dim(r), budget // (4 * match.k * tq))
+        rows = min(tile_of_dim(r), budget // (match.esize * match.k * tq))
         if rows >= 1:
             return rows * tq
-    return chunk_pixels(match.k, tq, budget)
+    return chunk_pixels(match.k, tq, budget, match.esize)

@@ -33,8 +33,8 @@ workgroup tiles and cache blocking instead:
 ``lowering_config = #iree_codegen.lowering_config<tile_sizes = [[MT, NT, 0], [MC, NC, KC]]>``,
 ``iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_sgemm", memref>`` (or
 ``"ireec_uk_igemm"``) and ``ireec.ukernel_blocking = array<i64: MC, NC, KC>`` (read by loop
-lowering). A convolution it computes by im2col (:mod:`.im2col`) gets whole-extent tiles along
-its output channels and pixels (split for concurrency as other kernels), the same descriptor
+lowering). A convolution it computes by im2col (:mod:`.im2col`; f32, or 8-bit with zero
+points through ``ireec_uk_igemm``) gets whole-extent tiles along its output channels and pixels (split for concurrency as other kernels), the same descriptor
 and blocking (at the output-channel dim, the GEMM's pixel dim and the outermost reduction
 dim) and ``ireec.im2col = array<i64: K, pixels>`` (window length, output pixels per packed
 chunk).
@@ -284,15 +284,16 @@ def _keep_ragged_dim_whole(tiles: List[int], dims: List[int], extents: List[int]
 
 
 def _im2col_match(root: Operation, ctx: PassContext):
-    """The :class:`.im2col.Im2colMatch` of ``root`` when the target has the sgemm
-    micro-kernel and ``root`` is a convolution it computes by im2col, where that is
-    expected to be faster than the loop nest (:func:`.im2col.profitable`), else None."""
-    if ctx is None or UK.SGEMM not in getattr(ctx.target, "ukernels", ()) or root is None:
-        return None
-    if not L.is_linalg_structured(root):
+    """The :class:`.im2col.Im2colMatch` of ``root`` when ``root`` is a convolution computed
+    by im2col, the target has its micro-kernel (sgemm for f32, igemm for the integer form)
+    and that is expected to be faster than the loop nest (:func:`.im2col.profitable`), else
+    None."""
+    if ctx is None or root is None or not L.is_linalg_structured(root):
         return None
     match = IM.match_im2col(root)
-    return match if match is not None and IM.profitable(root, match) else None
+    if match is None or not UK.target_has(ctx.target, UK.IGEMM if match.integer else UK.SGEMM):
+        return None
+    return match if IM.profitable(root, match) else None
 
 
 def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
@@ -304,7 +305,7 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     match = _im2col_match(root, ctx)
     if match is None:
         return None
-    r, q = IM.gemm_pixel_dims(match, [e.pos for e in L.indexing_maps(root)[2].results])
+    r, q = IM.gemm_pixel_dims(match, IM.output_dims(root))
     split = bool(getattr(ctx.target, "concurrent_workgroups", False))
     tiles = []
     for k, d in enumerate(dist.loop_dims[root]):
@@ -339,7 +340,7 @@ def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext
     (``per_loop``, 0 = whole range); return the blocking level of its lowering config
     (empty when no chunk of pixels fits the stack budget: the plain loop nest is kept)."""
     ranges = L.loop_ranges(root)
-    out_dims = [e.pos for e in L.indexing_maps(root)[2].results]
+    out_dims = IM.output_dims(root)
     budget = ctx.max_stack_bytes
     pixels = IM.plan_chunk(match, out_dims, ranges, lambda d: per_loop[d] or ranges[d],
                            IM.col_budget(budget))
@@ -348,13 +349,15 @@ def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext
     rows_are_pixels = out_dims[-1] == match.f  # NHWC: the GEMM's rows are pixels
     f = per_loop[match.f] or ranges[match.f]
     m, n = (pixels, f) if rows_are_pixels else (f, pixels)
-    mc, nc, kc = UK.blocking(m, n, match.k, None if budget is None else int(budget) // 2)
+    mc, nc, kc = (UK.igemm_blocking if match.integer else UK.blocking)(
+        m, n, match.k, None if budget is None else int(budget) // 2)
     _, q = IM.gemm_pixel_dims(match, out_dims)
     second = [0] * len(per_loop)
     second[q if rows_are_pixels else match.f] = mc
     second[match.f if rows_are_pixels else q] = nc
     second[match.red[0]] = kc
-    root.attributes["iree_codegen.ukernel"] = OpaqueAttr(f'#iree_codegen.ukernel_descriptor<"{UK.SGEMM}", memref>')
+    name = UK.IGEMM if match.integer else UK.SGEMM
+    root.attributes["iree_codegen.ukernel"] = OpaqueAttr(f'#iree_codegen.ukernel_descriptor<"{name}", memref>')
     root.attributes["ireec.ukernel_blocking"] = DenseArrayAttr(T.i64, (mc, nc, kc))
     root.attributes["ireec.im2col"] = DenseArrayAttr(T.i64, (match.k, pixels))
     return [second]

@@ -378,12 +378,14 @@ def _is_int(t, width: int) -> bool:
     return isinstance(t, T.IntegerType) and t.width == width
 
 
-def _igemm_factors(op) -> Optional[dict]:
+def _igemm_factors(op, rank0_zero_points: bool = False) -> Optional[dict]:
     """For a generic whose body is ``yield out + (ext(a) - za) * (ext(b) - zb)`` (each ``- z``
     optional, either order of every commutative operand): ``{input position of a: (unsigned,
     zero point), ...}`` for its two factors, ``ext`` an ``arith.extsi`` / ``arith.extui`` of
     an i8 block argument to i32, a zero point an i32 block argument of a scalar input (given
-    as that input) or a value defined outside the body; None for any other body."""
+    as that input; with ``rank0_zero_points`` also of a rank-0 tensor or memref input, a
+    zero point the host passes in a buffer) or a value defined outside the body; None for any
+    other body."""
     blk = L.payload(op)
     ins = L.inputs(op)
     ops = list(blk.ops)
@@ -411,7 +413,8 @@ def _igemm_factors(op) -> Optional[dict]:
                 return None
             if z in blk.args:
                 pos = blk.args.index(z)
-                if pos >= len(ins) or isinstance(ins[pos].type, T.ShapedType):
+                if pos >= len(ins) or (isinstance(ins[pos].type, T.ShapedType)
+                                       and not (rank0_zero_points and ins[pos].type.rank == 0)):
                     return None
                 z = ins[pos]
             elif isinstance(z.owner, Operation) and z.owner.parent is blk:
