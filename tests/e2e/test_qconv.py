@@ -23,12 +23,12 @@ CASES = {
     "fhwc_pad": ("conv_2d_nhwc_fhwc_q", 1, 8, 16, 16, 16, 3, 3, (2, 2), (1, 1), -5, 3, 1),
     "fchw_s2_b2": ("conv_2d_nchw_fchw_q", 2, 3, 13, 11, 10, 3, 3, (2, 2), (1, 1), 4, -2, 0),
     "fchw_mixed": ("conv_2d_nchw_fchw_q", 1, 5, 14, 16, 11, 3, 3, (1, 2), (2, 1), 0, 9, 0),
-    "fchw_pad": ("conv_2d_nchw_fchw_q", 1, 1, 20, 20, 8, 3, 3, (1, 1), (1, 1), 17, 0, 1),
+    "fchw_pad": ("conv_2d_nchw_fchw_q", 1, 2, 20, 20, 8, 3, 3, (1, 1), (1, 1), 17, 0, 1),
     # (x - 70000) * (w + 90000) overflows int32: the sums wrap as the loop nest's do
     "hwcf_wrap": ("conv_2d_nhwc_hwcf_q", 1, 6, 7, 9, 5, 2, 3, (1, 1), (1, 1), 70000, -90000, 0),
     "hwcf_plain": ("conv_2d_nhwc_hwcf", 1, 9, 10, 10, 12, 3, 3, (1, 1), (1, 1), 0, 0, 0),
     "hwcf_1x1": ("conv_2d_nhwc_hwcf_q", 1, 24, 6, 7, 20, 1, 1, (1, 1), (1, 1), -1, 2, 0),
-    "fhwc_small": ("conv_2d_nhwc_fhwc_q", 1, 1, 9, 9, 4, 2, 3, (1, 1), (1, 1), 3, 1, 0),  # K = 6
+    "fhwc_small": ("conv_2d_nhwc_fhwc_q", 1, 1, 9, 9, 4, 2, 3, (1, 1), (1, 1), 3, 1, 0),  # K = 6 < INT_MIN_K
 }
 #: Cases whose convolution keeps the plain loop nest (K below im2col.INT_MIN_K).
 LOOPS = {"fhwc_small"}
