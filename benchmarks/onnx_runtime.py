@@ -1,7 +1,9 @@
 """ONNX Runtime against ireec on the torch-mlir exports of ../shared/models.
 
 For each model folder of ``../shared/models/torch_mlir`` with a ``<model>.onnx`` and a
-``<model>.const.linalg.mlir`` (both take the input ``x`` alone; the weights are constants):
+``<model>.const.linalg.mlir`` (both take the input ``x`` alone; the weights are constants),
+and the int8 QDQ models of ``../shared/models/quant`` (``<model>.qdq.onnx`` against
+``<model>.qdq.tosa.mlir``):
 ONNX Runtime's CPU execution provider with 2 intra-op threads and every graph optimisation
 (``ORT_ENABLE_ALL``), against ireec's ``.const.linalg.mlir`` built for ``openmp`` and
 called through ``ireec.load`` (what a Python user pays: checks, result allocation), with
@@ -22,6 +24,20 @@ import numpy as np
 
 #: The models compared, in table order.
 MODELS = ("mlp", "lenet", "gpt_block", "mobilenet_block")
+#: The int8 QDQ models of ``../shared/models/quant`` compared after them: ONNX Runtime on
+#: ``<model>.qdq.onnx``, ireec on ``<model>.qdq.tosa.mlir`` (both take ``x`` alone).
+QUANT_MODELS = ("cnn_int8", "mlp_int8")
+
+
+def _model_files(root: Path):
+    """``(name, folder, onnx, mlir)`` of every model compared, :data:`MODELS` under ``root``
+    then :data:`QUANT_MODELS` under ``root/../quant``."""
+    for name in MODELS:
+        folder = root / name
+        yield name, folder, folder / f"{name}.onnx", folder / f"{name}.const.linalg.mlir"
+    for name in QUANT_MODELS:
+        folder = root.parent / "quant" / name
+        yield name, folder, folder / f"{name}.qdq.onnx", folder / f"{name}.qdq.tosa.mlir"
 #: ONNX Runtime's intra-op threads (the machine's 2 cores; ireec's openmp uses the same).
 ORT_THREADS = 2
 
@@ -85,16 +101,14 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path,
 
     rows = []
     missing = ort_unavailable()
-    for name in MODELS:
+    for name, folder, onnx, mlir in _model_files(root):
         row = OrtRow(name)
         rows.append(row)
-        folder = root / name
-        onnx, mlir = folder / f"{name}.onnx", folder / f"{name}.const.linalg.mlir"
         if missing:
             row.skipped = missing
             continue
         if not (onnx.is_file() and mlir.is_file() and (folder / "arg0.npy").is_file()):
-            row.skipped = f"{folder} lacks {name}.onnx, {name}.const.linalg.mlir or arg0.npy"
+            row.skipped = f"{folder} lacks {onnx.name}, {mlir.name} or arg0.npy"
             continue
         sess = feed = None
         try:
@@ -138,7 +152,9 @@ def render_ort(rows: List[OrtRow], version: str) -> List[str]:
          "`ORT_ENABLE_ALL`) on `../shared/models/torch_mlir/<model>/<model>.onnx`, against "
          "ireec's `<model>.const.linalg.mlir` built for `openmp` and called through "
          "`ireec.load` (the Python call included: checks, result allocation), and the bare C "
-         "call of the same library. Milliseconds per call (median); `/ ORT` is ireec.load's "
+         "call of the same library; the int8 QDQ models (`cnn_int8`, `mlp_int8`) from "
+         "`../shared/models/quant/<model>/<model>.qdq.onnx` against `<model>.qdq.tosa.mlir`. "
+         "Milliseconds per call (median); `/ ORT` is ireec.load's "
          "time divided by ORT's: below 1 means ireec is faster.", "",
          "| model | ORT ms | ireec.load ms | ireec C ms | / ORT | check ORT | check ireec |",
          "|---|---:|---:|---:|---:|---|---|"]
