@@ -488,3 +488,28 @@ def test_runner_names_the_blas_kernel():
     assert "| case | numpy (openblas SkylakeX) 1T ms | 2T ms |" in text
     assert "| matmul_128 | 0.500 | — |" in text and "partial run" in text
 
+
+def test_busy_percentiles_and_table():
+    busy = _runner().busy
+    assert busy.percentile(list(range(1, 101)), 99) == 99
+    assert busy.percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert busy.percentile([5.0], 99) == 5.0
+    st = busy.Stats.of([0.001] * 98 + [0.010, 0.100])
+    assert (st.median_ms, st.p99_ms, st.max_ms, st.calls) == (1.0, 10.0, 100.0, 100)
+    row = busy.Row("gpt_block", "ireec.load", {"quiet": busy.Stats(0.05, 0.1, 0.2, 300),
+                                               "busy": busy.Stats(0.1, 0.5, 1.0, 300)},
+                   "GOMP_SPINCOUNT=300 (set by ireec.load)", {"quiet": 0.1, "busy": 0.2})
+    skipped = busy.Row("resnet18", "ireec.load", skipped="no .onnx")
+    text = "\n".join(busy.render_busy([row, skipped], ["- load"], calls=300))
+    assert ("| gpt_block | ireec.load | GOMP_SPINCOUNT=300 (set by ireec.load) | 0.050 / 0.100 | "
+            "0.100 / 0.500 | 2.0× / 5.0× | — | — | 0.10 / 0.20 / — |") in text
+    assert "- `resnet18` / ireec.load: no .onnx" in text
+
+
+def test_busy_loopers_end():
+    busy = _runner().busy
+    procs = busy.start_loopers(1, seconds=30)
+    busy.stop_loopers(procs)
+    assert all(p.returncode is not None for p in procs)
+    procs = busy.start_loopers(1, seconds=0.2)  # ends by itself
+    assert procs[0].wait(timeout=30) == 0
