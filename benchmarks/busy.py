@@ -7,6 +7,9 @@ and wait policy, the policies in turns):
 
 ``quiet``
     nothing else of ours runs (the machine's own load is reported beside the table);
+``quiet-rt``
+    the same in a child of its own at real-time priority (:data:`REALTIME`), which other
+    processes cannot preempt: the speed of a quiet machine, on a shared one;
 ``busy``
     two busy-looping processes (``python3 -c "while True: pass"``, bounded to
     :data:`LOOPER_SECONDS`) run beside it, as many as this 2-core machine has cores;
@@ -66,6 +69,12 @@ LOOPERS = 2
 LOOPER_SECONDS = 120
 #: ONNX Runtime's intra-op threads in the ``ort`` situation (as benchmarks/onnx_runtime.py).
 ORT_THREADS = 2
+#: The command prefix of the ``quiet-rt`` run: the child's threads at real-time priority
+#: (``SCHED_FIFO`` 1, inherited by libgomp's workers), so every other (normal) process waits
+#: while they run: what a quiet machine gives, measured on a shared one. Linux keeps 5% of
+#: each second for normal processes (``sched_rt_runtime_us``), and the run lasts a second or so.
+REALTIME = ("chrt", "-f", "1")
+QUIET_RT = "quiet-rt"
 #: Wait policies compared: {row name: environment variables set in the child}.
 POLICIES = {"ireec.load": {}, "libgomp default": {"GOMP_SPINCOUNT": "300000"}}
 #: libgomp's variables cleared in the child before ``POLICIES`` applies its own.
@@ -246,13 +255,15 @@ def run_child(lib: str, x_file: str, onnx: Optional[str], situations: Sequence[s
 
 def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                  models: Sequence[str] = MODELS, calls: int = CALLS,
-                 policies: Optional[Sequence[str]] = None, rounds: int = ROUNDS) -> List[Row]:
+                 policies: Optional[Sequence[str]] = None, rounds: int = ROUNDS,
+                 realtime: bool = True) -> List[Row]:
     """One :class:`Row` per model of ``models`` under ``root`` (``../shared/models/torch_mlir``)
     and wait policy (:data:`POLICIES`): the model's ``.const.linalg.mlir`` built for
     ``openmp`` (into ``build_dir``), timed by ``rounds`` child processes per policy
     (:func:`run_child`, each timing its share of ``calls`` per situation; the policies take
-    turns) whose environment has libgomp's variables removed and the policy's set. Problems
-    become ``skipped``."""
+    turns) whose environment has libgomp's variables removed and the policy's set; with
+    ``realtime``, each round also times the quiet calls in a child run under
+    :data:`REALTIME` (:data:`QUIET_RT`). Problems become ``skipped``."""
     from ireec.compiler import compile_file
     from ireec.runtime.build import build_shared_library
 
@@ -279,6 +290,7 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                 row.skipped = reason
             continue
         times: Dict[str, Dict[str, List[float]]] = {policy: {} for policy in policies}
+        rt_note = None
         others: Dict[str, Dict[str, List[float]]] = {policy: {} for policy in policies}
         for r in range(rounds):
             for row in model_rows:
@@ -292,15 +304,17 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                 if onnx.is_file():
                     cmd += ["--onnx", str(onnx)]
                 try:
-                    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
-                                          timeout=len(SITUATIONS) * (MAX_SECONDS + 30) + 60)
-                    if proc.returncode != 0:
-                        raise RuntimeError((proc.stderr.strip().splitlines() or ["child failed"])[-1])
-                    res = json.loads(proc.stdout.strip().splitlines()[-1])
+                    res = _run(cmd, env)
                 except Exception as e:
                     row.skipped = f"{type(e).__name__}: {str(e)[:200]}"
                     log(f"  {name:<10} {row.policy:<16} skipped: {row.skipped}")
                     continue
+                if realtime and rt_note is None:
+                    try:
+                        rt = _run(list(REALTIME) + cmd + ["--situations", "quiet"], env)
+                        res["times"][QUIET_RT] = rt["times"]["quiet"]
+                    except Exception as e:  # no chrt, or no permission for SCHED_FIFO
+                        rt_note = f"{QUIET_RT}: `{' '.join(REALTIME)}` failed ({type(e).__name__}: {str(e)[:120]})"
                 row.wait_policy = res["wait_policy"]
                 for s, ts in res["times"].items():
                     times[row.policy].setdefault(s, []).extend(ts)
@@ -310,12 +324,23 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                 for s, why in res["skipped"].items():
                     row.skipped = f"{s}: {why}"
         for row in model_rows:
+            if rt_note and not row.skipped:
+                row.skipped = rt_note
             row.stats = {s: Stats.of(ts) for s, ts in times[row.policy].items() if ts}
             row.others = {s: sum(v) / len(v) for s, v in others[row.policy].items() if v}
             log(f"  {name:<10} {row.policy:<16} " + "   ".join(
                 f"{s} {st.median_ms:.3f}/{st.p99_ms:.3f} ms" for s, st in row.stats.items())
                 + "   others " + "/".join(f"{row.others.get(s, float('nan')):.2f}" for s in SITUATIONS))
     return rows
+
+
+def _run(cmd: List[str], env: Dict[str, str]) -> Dict[str, object]:
+    """Run a child (:func:`run_child`) and return its JSON; RuntimeError when it fails."""
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=len(SITUATIONS) * (MAX_SECONDS + 30) + 60)
+    if proc.returncode != 0:
+        raise RuntimeError((proc.stderr.strip().splitlines() or ["child failed"])[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def _load_average() -> str:
@@ -361,17 +386,20 @@ def render_busy(rows: Sequence[Row], context: Sequence[str], calls: int = CALLS,
          "benchmark); beside two busy-looping processes (`python3 -c \"while True: pass\"` "
          f"x2); with an ONNX Runtime session of the same model's `.onnx` ({ORT_THREADS} intra-op "
          "threads, spinning allowed: ORT's default) running back to back on another thread of "
-         "the same process. Milliseconds per call, median / 99th percentile; `x quiet` divides "
-         "each by the quiet run's. `others` is how many cores other processes of this shared "
+         "the same process; and quiet again in a child of its own run with `chrt -f 1` (real-time "
+         "priority, inherited by libgomp's threads: no normal process preempts them, so this is "
+         "the speed of a quiet machine, measured on a shared one). Milliseconds per call, "
+         "median / 99th percentile; `x quiet` divides each by the real-time quiet run's (by "
+         "the plain quiet run's where there is none). `others` is how many cores other processes of this shared "
          "machine kept busy meanwhile (quiet / busy / ORT; `/proc/stat` less this benchmark's "
          "own time). Rows: `ireec.load` is the wait policy the loader gives libgomp when the "
          "environment sets none (`GOMP_SPINCOUNT=300`: short spinning, then sleeping); "
          "`libgomp default` sets `GOMP_SPINCOUNT=300000`, libgomp's own default (about 4.5 ms "
          "of spinning here), which the loader leaves alone: the behaviour before.", ""]
     L += list(context) + [""]
-    L += ["| model | wait policy | libgomp read | quiet ms | busy ms | x quiet | ORT in process ms | "
-          "x quiet | others (cores) |",
-          "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    L += ["| model | wait policy | libgomp read | quiet, real-time ms | quiet ms | busy ms | x quiet | "
+          "ORT in process ms | x quiet | others (cores) |",
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     notes = []
 
     def cell(st: Optional[Stats]) -> str:
@@ -380,17 +408,19 @@ def render_busy(rows: Sequence[Row], context: Sequence[str], calls: int = CALLS,
     def ratio(st: Optional[Stats], q: Optional[Stats]) -> str:
         if st is None or q is None or not q.median_ms or not q.p99_ms:
             return "—"
-        return f"{st.median_ms / q.median_ms:.1f}× / {st.p99_ms / q.p99_ms:.1f}×"
+        return " / ".join(f"{v:.1f}×" if v < 10 else f"{v:.0f}×"
+                          for v in (st.median_ms / q.median_ms, st.p99_ms / q.p99_ms))
 
     for r in rows:
         if r.skipped:
             notes.append(f"- `{r.model}` / {r.policy}: {r.skipped}")
         if not r.stats:
-            L.append(f"| {r.model} | {r.policy} | — | — | — | — | — | — | — |")
+            L.append(f"| {r.model} | {r.policy} | — | — | — | — | — | — | — | — |")
             continue
-        q = r.stats.get("quiet")
+        q = r.stats.get(QUIET_RT) or r.stats.get("quiet")
         others = " / ".join(f"{r.others[s]:.2f}" if s in r.others else "—" for s in SITUATIONS)
-        L.append(f"| {r.model} | {r.policy} | {r.wait_policy or '—'} | {cell(q)} | "
+        L.append(f"| {r.model} | {r.policy} | {r.wait_policy or '—'} | {cell(r.stats.get(QUIET_RT))} | "
+                 f"{cell(r.stats.get('quiet'))} | "
                  f"{cell(r.stats.get('busy'))} | {ratio(r.stats.get('busy'), q)} | "
                  f"{cell(r.stats.get('ort'))} | {ratio(r.stats.get('ort'), q)} | {others} |")
     if notes:

@@ -501,9 +501,12 @@ def test_busy_percentiles_and_table():
                    "GOMP_SPINCOUNT=300 (set by ireec.load)", {"quiet": 0.1, "busy": 0.2})
     skipped = busy.Row("resnet18", "ireec.load", skipped="no .onnx")
     text = "\n".join(busy.render_busy([row, skipped], ["- load"], calls=300))
-    assert ("| gpt_block | ireec.load | GOMP_SPINCOUNT=300 (set by ireec.load) | 0.050 / 0.100 | "
+    assert ("| gpt_block | ireec.load | GOMP_SPINCOUNT=300 (set by ireec.load) | — | 0.050 / 0.100 | "
             "0.100 / 0.500 | 2.0× / 5.0× | — | — | 0.10 / 0.20 / — |") in text
     assert "- `resnet18` / ireec.load: no .onnx" in text
+    row.stats["quiet-rt"] = busy.Stats(0.025, 0.05, 0.1, 300)  # the reference of x quiet when present
+    text = "\n".join(busy.render_busy([row], ["- load"], calls=300))
+    assert "| 0.025 / 0.050 | 0.050 / 0.100 | 0.100 / 0.500 | 4.0× / 10× |" in text
 
 
 def test_busy_loopers_end():
