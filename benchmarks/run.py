@@ -534,6 +534,7 @@ class NumpyRun:
     blas: List[Dict[str, object]] = field(default_factory=list)
     removed: Dict[str, str] = field(default_factory=dict)
     error: Optional[str] = None
+    pinned: Dict[str, str] = field(default_factory=dict)  # kept on purpose (keep_pinning)
 
     def kernel(self) -> str:
         """``openblas 0.3.31 SkylakeX, 2 threads`` (each BLAS of :attr:`blas`), or why unknown."""
@@ -555,14 +556,18 @@ def numpy_environment(threads: int, base: Optional[Dict[str, str]] = None) -> Tu
     return base, removed
 
 
-def numpy_times(cases: Sequence[Case], threads: int, opts: Options) -> NumpyRun:
+def numpy_times(cases: Sequence[Case], threads: int, opts: Options, keep_pinning: bool = False) -> NumpyRun:
     """Each case's numpy version timed in a subprocess (:func:`_numpy_worker`) whose
     environment is :func:`numpy_environment` (``threads`` BLAS threads, no pinning
     variables: OpenBLAS reads them once, when numpy is first imported, so they must be
-    right before that), and the BLAS kernel it used."""
+    right before that), and the BLAS kernel it used. ``keep_pinning``: the pinning
+    variables of this process's environment stay (:attr:`NumpyRun.pinned`), for comparison."""
     run = NumpyRun(threads)
     names = [c.name for c in cases if c.reference is not None and c.path.is_file()]
     env, run.removed = numpy_environment(threads)
+    if keep_pinning:
+        env.update(run.removed)
+        run.pinned, run.removed = run.removed, {}
     code = ("import json, sys; from benchmarks.run import _numpy_worker; "
             f"print(json.dumps(_numpy_worker({names!r}, {opts.repetitions}, {opts.min_time!r}, "
             f"{opts.warmup_time!r})))")
@@ -581,13 +586,18 @@ def numpy_times(cases: Sequence[Case], threads: int, opts: Options) -> NumpyRun:
 
 
 def measure_numpy(cases: Sequence[Case], opts: Options, log) -> List[NumpyRun]:
-    """:func:`numpy_times` on 1 and on 2 BLAS threads, logged."""
+    """:func:`numpy_times` on 1 and on 2 BLAS threads, logged; when this process's
+    environment pins the BLAS, a third run on 1 thread with the pinning kept (what the
+    numpy timings were before they were taken without it), for the "numpy baseline" section."""
     runs = []
-    for threads in (1, 2):
-        run = numpy_times(cases, threads, opts)
+    for threads, keep in ((1, False), (2, False), (1, True)):
+        if keep and not runs[0].removed:
+            break
+        run = numpy_times(cases, threads, opts, keep_pinning=keep)
         removed = ", ".join(f"{k}={v}" for k, v in run.removed.items()) or "none set"
-        log(f"numpy, {threads} BLAS thread{'s' * (threads > 1)} (subprocess; pinning variables "
-            f"removed: {removed}): {run.kernel()}")
+        what = (f"pinning kept: {', '.join(f'{k}={v}' for k, v in run.pinned.items())}" if keep
+                else f"pinning variables removed: {removed}")
+        log(f"numpy, {threads} BLAS thread{'s' * (threads > 1)} (subprocess; {what}): {run.kernel()}")
         for name, ms in run.times.items():
             log(f"  {name:<20}{ms:10.3f} ms")
         runs.append(run)
@@ -847,6 +857,7 @@ def numpy_kernel_label(runs: Sequence[NumpyRun]) -> str:
 
 def numpy_line(runs: Sequence[NumpyRun]) -> str:
     """The Machine section's numpy line: the BLAS of each run and the pinning variables removed."""
+    runs = [run for run in runs if not run.pinned]
     if not runs:
         return "not timed"
     removed = {k: v for run in runs for k, v in run.removed.items()}
@@ -861,6 +872,7 @@ def render_numpy(runs: Sequence[NumpyRun], results: Sequence[CaseResult], load_b
     """The "numpy baseline" section: each case's numpy median on 1 and 2 BLAS threads
     (:func:`measure_numpy`) with the BLAS kernel named."""
     one, two = (list(runs) + [NumpyRun(1), NumpyRun(2)])[:2]
+    pinned = runs[2] if len(runs) > 2 else None
     L = [NUMPY_SECTION_TITLE, "",
          "numpy's side of the Results table, measured alone: each case's numpy version in a "
          "subprocess with OPENBLAS_NUM_THREADS=1 and one with =2, with the BLAS pinning "
@@ -874,10 +886,22 @@ def render_numpy(runs: Sequence[NumpyRun], results: Sequence[CaseResult], load_b
     if partial:
         L.append("- from a partial run (`python3 -m benchmarks --only numpy`): the numpy "
                  "columns of the Results table above are from the last full run")
-    L += ["", f"| case | numpy{numpy_kernel_label(runs)} 1T ms | 2T ms |", "|---|---:|---:|"]
+    head = f"| case | numpy{numpy_kernel_label(runs)} 1T ms | 2T ms |"
+    rule = "|---|---:|---:|"
+    if pinned is not None:
+        given = ", ".join(f"{k}={v}" for k, v in pinned.pinned.items())
+        head += f" 1T with {given}{numpy_kernel_label([pinned])} ms | pinned / not |"
+        rule += "---:|---:|"
+        L.append(f"- the last columns keep the environment's {given} (how numpy was timed before): "
+                 f"{pinned.kernel()}")
+    L += ["", head, rule]
     for r in results:
-        if r.case.name in one.times or r.case.name in two.times:
-            L.append(f"| {r.case.name} | {_ms(one.times.get(r.case.name))} | {_ms(two.times.get(r.case.name))} |")
+        name = r.case.name
+        if name in one.times or name in two.times:
+            row = f"| {name} | {_ms(one.times.get(name))} | {_ms(two.times.get(name))} |"
+            if pinned is not None:
+                row += f" {_ms(pinned.times.get(name))} | {_ratio(pinned.times.get(name), one.times.get(name))} |"
+            L.append(row)
     return L
 
 

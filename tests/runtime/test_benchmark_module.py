@@ -487,6 +487,14 @@ def test_runner_names_the_blas_kernel():
     text = "\n".join(run_mod.render_numpy(runs, [run_mod.CaseResult(case)], [0.5, 0.4, 0.3], partial=True))
     assert "| case | numpy (openblas SkylakeX) 1T ms | 2T ms |" in text
     assert "| matmul_128 | 0.500 | — |" in text and "partial run" in text
+    pinned = run_mod.NumpyRun(1, {"matmul_128": 0.9}, [{"internal_api": "openblas", "version": "0.3.31",
+                                                        "architecture": "Haswell", "num_threads": 1}],
+                              pinned={"OPENBLAS_CORETYPE": "Haswell"})
+    assert run_mod.numpy_line(runs + [pinned]) == line  # the pinned run is not numpy's timing
+    text = "\n".join(run_mod.render_numpy(runs + [pinned], [run_mod.CaseResult(case)], [0.5], partial=False))
+    assert ("| case | numpy (openblas SkylakeX) 1T ms | 2T ms | 1T with OPENBLAS_CORETYPE=Haswell "
+            "(openblas Haswell) ms | pinned / not |") in text
+    assert "| matmul_128 | 0.500 | — | 0.900 | 1.80× |" in text
 
 
 def test_busy_percentiles_and_table():
