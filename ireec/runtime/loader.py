@@ -291,6 +291,8 @@ def _dlopen_module(ffi, path: str):
     (:func:`openmp_wait_policy` says so). Never calls ``omp_set_num_threads`` or any other
     process-wide OpenMP setter."""
     global _openmp_policy
+    if _openmp_policy is not None:  # set once, never unset: libgomp is in, its policy fixed
+        return ffi.dlopen(path, DLOPEN_FLAGS)
     with _openmp_lock:
         if _openmp_policy is not None:
             return ffi.dlopen(path, DLOPEN_FLAGS)
