@@ -289,7 +289,9 @@ def _dlopen_module(ffi, path: str):
     libgomp in the process. When libgomp was already loaded (by another library, or a
     Python extension), nothing can change it: it keeps what it read then
     (:func:`openmp_wait_policy` says so). Never calls ``omp_set_num_threads`` or any other
-    process-wide OpenMP setter."""
+    process-wide OpenMP setter. Like any ``setenv``, the change races with ``getenv`` calls
+    that C code on other threads makes during that first ``dlopen`` (glibc's ``setenv`` and
+    ``getenv`` are not safe against each other)."""
     global _openmp_policy
     if _openmp_policy is not None:  # set once, never unset: libgomp is in, its policy fixed
         return ffi.dlopen(path, DLOPEN_FLAGS)
