@@ -2,7 +2,7 @@
 
 A library lives inside someone else's process, on a machine other programs use too. This
 section times one model's call through ``ireec.load`` (``m.main(x)``: what a Python user
-pays) in three situations, one after the other, in child processes (:data:`ROUNDS` per model
+pays) in four situations, one after the other, in child processes (:data:`ROUNDS` per model
 and wait policy, the policies in turns):
 
 ``quiet``
@@ -20,7 +20,7 @@ and wait policy, the policies in turns):
 
 Each situation warms up for :data:`WARMUP_S`, then times :data:`CALLS` calls one by one with
 ``time.perf_counter`` (at most :data:`MAX_SECONDS` of them); the table gives the median and
-the 99th percentile (nearest rank) in milliseconds, and their ratio to the quiet run, with
+the 99th percentile (nearest rank) in milliseconds, and their ratio to the ``quiet-rt`` run, with
 the cores other processes of the machine kept busy meanwhile (:class:`OthersLoad`: this
 machine is shared, and "quiet" only means that this benchmark adds nothing).
 
@@ -210,9 +210,9 @@ def run_child(lib: str, x_file: str, onnx: Optional[str], situations: Sequence[s
     x = np.load(x_file)
     out: Dict[str, object] = {"wait_policy": openmp_wait_policy(), "times": {}, "skipped": {},
                               "others": {}}
-    load = OthersLoad()
+    others_load = OthersLoad()
     for s in situations:
-        load.start()
+        others_load.start()
         if s == "quiet":
             out["times"][s] = _time_calls(lambda: f(x), calls, warmup_s, max_s)
         elif s == "busy":
@@ -245,7 +245,7 @@ def run_child(lib: str, x_file: str, onnx: Optional[str], situations: Sequence[s
             finally:
                 stop.set()
                 t.join()
-        out["others"][s] = load.stop()
+        out["others"][s] = others_load.stop()
     return out
 
 
