@@ -11,6 +11,8 @@
                                                 # (benchmarks/igemm.py)
     python3 -m benchmarks --only cortex-m      # only int8 against f32 on a Cortex-M4 under
                                                 # QEMU (benchmarks/cortex_m.py)
+    python3 -m benchmarks --only numpy          # only numpy's timings ("numpy baseline")
+    python3 -m benchmarks --only busy           # only the busy-machine table (benchmarks/busy.py)
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -29,7 +31,9 @@ jax_resnet_block, …        the JAX resnet_block, mobilenet_block and gpt_block
 =======================  ===========================================================
 
 For every case: the same computation in numpy on the same inputs (the reference output
-and the numpy timing, on 1 BLAS thread here and on 2 in a subprocess); for each target
+here; the numpy timing on 1 and on 2 BLAS threads in subprocesses whose environment has no
+BLAS pinning variable, :data:`BLAS_PINNING_VARIABLES`, with the BLAS kernel family in use
+named); for each target
 (``c``, ``openmp``): compile with ``ireec.compiler.compile_file`` (its ``report`` gives the
 arena bytes and the FLOPs, the IR after the flow phase the dispatch count), build with
 ``ireec.runtime.build``, check the output, time the bare C call and the ``ireec.load``
@@ -38,7 +42,8 @@ backend with ``--iree-llvmcpu-target-cpu=host``, with and without
 ``--iree-opt-data-tiling``, on the ``local-sync`` (one thread, compared with ``c``) and
 ``local-task`` (all cores, compared with ``openmp``) devices. Then the FMA peak
 (``benchmarks/peak.py``) and, when ``onnxruntime`` imports, ONNX Runtime against ireec on
-the torch-mlir models (``benchmarks/onnx_runtime.py``); without ``--cases``, the int8 GEMM
+the torch-mlir models (``benchmarks/onnx_runtime.py``), and the same ``openmp`` calls on a
+quiet and a busy machine (``benchmarks/busy.py``); without ``--cases``, the int8 GEMM
 against the VNNI peak (``benchmarks/igemm.py``), the compile time and the compile cost by
 weight size. Cases or runners that cannot run
 are reported with the reason.
@@ -75,11 +80,12 @@ if str(REPO) not in sys.path:  # `python3 benchmarks/run.py` from anywhere
 from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E402
                                    machine_context, parse_min_time, prepare_call)
 
-from benchmarks import compile_time, onnx_runtime, peak  # noqa: E402
+from benchmarks import busy, compile_time, onnx_runtime, peak  # noqa: E402
 from benchmarks import cortex_m, igemm, weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m")
+SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m", "numpy", "busy")
+NUMPY_SECTION_TITLE = "## numpy baseline"
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
 
@@ -350,6 +356,7 @@ class CaseResult:
     targets: Dict[str, Measurement] = field(default_factory=dict)
     iree: Dict[str, Measurement] = field(default_factory=dict)  # by IREE config (IREE_CONFIGS)
     numpy2_ms: Optional[float] = None  # numpy with OPENBLAS_NUM_THREADS=2 (a subprocess)
+    # r.numpy.median_ms: numpy with OPENBLAS_NUM_THREADS=1, also in a subprocess (numpy_times)
     note: str = ""
 
 
@@ -476,8 +483,6 @@ def run_case(case: Case, targets: Sequence[str], opts: Options, build_dir: Path,
             expected = np.load(case.expected_file)
             if not np.allclose(ref, expected, rtol=case.rtol, atol=case.atol):
                 r.note = "numpy reference differs from the exporter's out0.npy"
-        r.numpy.take(time_calls(lambda: case.reference(*inputs), opts))
-        log(f"  numpy        {r.numpy.median_ms:10.3f} ms")
     for t in targets:
         try:
             m = measure_ireec(case, t, inputs, ref, opts, build_dir)
@@ -510,34 +515,129 @@ def _iree_key(device: str, config: str) -> str:
     return device if config == "default" else f"{device} {config}"
 
 
-def numpy_threaded_times(cases: Sequence[Case], threads: int, opts: Options) -> Dict[str, float]:
-    """{case name: median ms} of each case's numpy version with ``OPENBLAS_NUM_THREADS``
-    (and ``OMP_NUM_THREADS``) set to ``threads``, measured in a subprocess (OpenBLAS reads
-    the variable once, when numpy is first imported). Empty when the subprocess fails."""
+#: Variables that pin a BLAS (or numpy's own SIMD dispatch) to a code path other than the one
+#: it picks for this CPU: ``OPENBLAS_CORETYPE=Haswell`` keeps OpenBLAS on its AVX2 kernels on
+#: an AVX-512 machine (a 1024³ matmul 8.3 ms instead of 4.5 ms); MKL's
+#: ``MKL_ENABLE_INSTRUCTIONS``/``MKL_DEBUG_CPU_TYPE``/``MKL_CBWR`` (conditional numerical
+#: reproducibility picks a fixed code path), BLIS's ``BLIS_ARCH_TYPE`` and numpy's
+#: ``NPY_DISABLE_CPU_FEATURES``/``NPY_ENABLE_CPU_FEATURES`` do the same. They are removed
+#: from the environment of the numpy subprocesses only (:func:`numpy_environment`): tests and
+#: CI keep them, and so does this process.
+BLAS_PINNING_VARIABLES = ("OPENBLAS_CORETYPE", "MKL_ENABLE_INSTRUCTIONS", "MKL_DEBUG_CPU_TYPE",
+                          "MKL_CBWR", "BLIS_ARCH_TYPE", "NPY_DISABLE_CPU_FEATURES",
+                          "NPY_ENABLE_CPU_FEATURES")
+
+
+@dataclass
+class NumpyRun:
+    """numpy timed in a subprocess: {case name: median ms}, the BLAS libraries numpy
+    loaded as threadpoolctl's ``threadpool_info()`` describes them (``internal_api``,
+    ``version``, ``architecture``: the kernel family in use, ``num_threads``), the pinning
+    variables removed from the subprocess's environment ({name: value}), or why it failed."""
+
+    threads: int
+    times: Dict[str, float] = field(default_factory=dict)
+    blas: List[Dict[str, object]] = field(default_factory=list)
+    removed: Dict[str, str] = field(default_factory=dict)
+    error: Optional[str] = None
+    pinned: Dict[str, str] = field(default_factory=dict)  # kept on purpose (keep_pinning)
+
+    def kernel(self) -> str:
+        """``openblas 0.3.31 SkylakeX, 2 threads`` (each BLAS of :attr:`blas`), or why unknown."""
+        if self.error and not self.blas:
+            return f"unknown ({self.error})"
+        return "; ".join(f"{b.get('internal_api', '?')} {b.get('version') or ''} "
+                         f"{b.get('architecture') or '(architecture not reported)'}, "
+                         f"{b.get('num_threads')} thread{'s' * (b.get('num_threads') != 1)}".replace("  ", " ")
+                         for b in self.blas) or "no BLAS found by threadpoolctl"
+
+
+def numpy_environment(threads: int, base: Optional[Dict[str, str]] = None) -> Tuple[Dict[str, str], Dict[str, str]]:
+    """(environment, removed): ``base`` (default ``os.environ``) with
+    ``OPENBLAS_NUM_THREADS`` and ``OMP_NUM_THREADS`` set to ``threads`` and every
+    :data:`BLAS_PINNING_VARIABLES` removed; ``removed`` gives the ones that were set."""
+    base = dict(os.environ if base is None else base)
+    removed = {k: base.pop(k) for k in BLAS_PINNING_VARIABLES if k in base}
+    base.update(OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    return base, removed
+
+
+def numpy_times(cases: Sequence[Case], threads: int, opts: Options, keep_pinning: bool = False) -> NumpyRun:
+    """Each case's numpy version timed in a subprocess (:func:`_numpy_worker`) whose
+    environment is :func:`numpy_environment` (``threads`` BLAS threads, no pinning
+    variables: OpenBLAS reads them once, when numpy is first imported, so they must be
+    right before that), and the BLAS kernel it used. ``keep_pinning``: the pinning
+    variables of this process's environment stay (:attr:`NumpyRun.pinned`), for comparison."""
+    run = NumpyRun(threads)
     names = [c.name for c in cases if c.reference is not None and c.path.is_file()]
-    if not names:
-        return {}
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    env, run.removed = numpy_environment(threads)
+    if keep_pinning:
+        env.update(run.removed)
+        run.pinned, run.removed = run.removed, {}
     code = ("import json, sys; from benchmarks.run import _numpy_worker; "
             f"print(json.dumps(_numpy_worker({names!r}, {opts.repetitions}, {opts.min_time!r}, "
             f"{opts.warmup_time!r})))")
     try:
         proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
                               text=True, timeout=1800)
-        return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else {}
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return {}
+        if proc.returncode != 0:
+            run.error = (proc.stderr.strip().splitlines() or ["numpy subprocess failed"])[-1][:200]
+            return run
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        run.times, run.blas = out["times"], out["blas"]
+        run.error = out.get("blas_error")
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError, KeyError) as e:
+        run.error = f"{type(e).__name__}: {_first_line(e)}"
+    return run
 
 
-def _numpy_worker(names: Sequence[str], repetitions: int, min_time: str, warmup: float) -> Dict[str, float]:
-    """In the subprocess of :func:`numpy_threaded_times`: time the named cases' numpy versions."""
+def measure_numpy(cases: Sequence[Case], opts: Options, log) -> List[NumpyRun]:
+    """:func:`numpy_times` on 1 and on 2 BLAS threads, logged; when this process's
+    environment pins the BLAS, a third run on 1 thread with the pinning kept (what the
+    numpy timings were before they were taken without it), for the "numpy baseline" section."""
+    runs = []
+    for threads, keep in ((1, False), (2, False), (1, True)):
+        if keep and not runs[0].removed:
+            break
+        run = numpy_times(cases, threads, opts, keep_pinning=keep)
+        removed = ", ".join(f"{k}={v}" for k, v in run.removed.items()) or "none set"
+        what = (f"pinning kept: {', '.join(f'{k}={v}' for k, v in run.pinned.items())}" if keep
+                else f"pinning variables removed: {removed}")
+        log(f"numpy, {threads} BLAS thread{'s' * (threads > 1)} (subprocess; {what}): {run.kernel()}")
+        for name, ms in run.times.items():
+            log(f"  {name:<20}{ms:10.3f} ms")
+        runs.append(run)
+    return runs
+
+
+def numpy_threaded_times(cases: Sequence[Case], threads: int, opts: Options) -> Dict[str, float]:
+    """{case name: median ms} of :func:`numpy_times` (empty when the subprocess fails)."""
+    return numpy_times(cases, threads, opts).times
+
+
+def blas_info() -> Tuple[List[Dict[str, object]], Optional[str]]:
+    """(the BLAS libraries loaded in this process as threadpoolctl describes them, None), or
+    ([], why not) when threadpoolctl is not installed (``pip install -e '.[bench]'``)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return [], "threadpoolctl not installed"
+    keys = ("internal_api", "version", "architecture", "num_threads", "threading_layer")
+    return [{k: i.get(k) for k in keys} for i in threadpool_info() if i.get("user_api") == "blas"], None
+
+
+def _numpy_worker(names: Sequence[str], repetitions: int, min_time: str, warmup: float) -> Dict[str, object]:
+    """In the subprocess of :func:`numpy_times`: time the named cases' numpy versions;
+    {"times": {case: median ms}, "blas": blas_info(), "blas_error": why none}."""
     out = {}
     for case in all_cases():
         if case.name in names:
             inputs = case.make_inputs()
             opts = Options(repetitions=repetitions, min_time=min_time, warmup_time=warmup)
             out[case.name] = Measurement().take(time_calls(lambda: case.reference(*inputs), opts)).median_ms
-    return out
+    np.ones((2, 2), np.float32) @ np.ones((2, 2), np.float32)  # the BLAS is loaded and set up
+    blas, error = blas_info()
+    return {"times": out, "blas": blas, "blas_error": error}
 
 
 # ---------------------------------------------------------------------------
@@ -616,9 +716,12 @@ def render_model_plans(rows) -> List[str]:
 def render_results(results: Sequence[CaseResult], context: Dict[str, object], env: Dict[str, str],
                    targets: Sequence[str], opts: Options, iree_note: Optional[str],
                    plans: Sequence = (), fma_peak: Optional[peak.Peak] = None,
-                   ort_rows: Sequence = ()) -> str:
+                   ort_rows: Sequence = (), numpy_runs: Sequence[NumpyRun] = (),
+                   busy_rows: Sequence = (), busy_context: Sequence[str] = ()) -> str:
     """RESULTS.md: machine, date, one row per case and target, skipped cells with their
-    reason, and how it was measured."""
+    reason, and how it was measured. ``numpy_runs``: the 1- and 2-thread numpy runs
+    (:func:`measure_numpy`), named in the numpy column; ``busy_rows``: the busy-machine
+    section (benchmarks/busy.py)."""
     L = ["# ireec benchmarks", "",
          "Generated by `make bench` (`python3 -m benchmarks`); numbers change with the "
          "compiler and the machine's load.", "",
@@ -630,8 +733,8 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
          f"{', '.join(f'{v:.2f}' for v in _load_average())}",
          f"- OS: {env['os']}; Python {env['python']}; numpy {env['numpy']}; C compiler: {env['cc']}",
          f"- C flags: {env['flags']}",
-         f"- OpenMP threads: {env['omp_threads']}; numpy BLAS threads "
-         f"(OPENBLAS_NUM_THREADS): {env['blas_threads']}; IREE: {iree_note or env['iree']}",
+         f"- OpenMP threads: {env['omp_threads']}; IREE: {iree_note or env['iree']}",
+         f"- numpy: {numpy_line(numpy_runs)}",
          f"- run: {opts.repetitions} repetitions of at least {opts.min_time} each after "
          f"{opts.warmup_time:g} s of warm-up; timing-loop overhead "
          f"{env['overhead_us']} µs per call",
@@ -642,7 +745,9 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
          "not; every other column uses medians). GFLOP: floating-point operations per call (ireec's cost model, a "
          "multiply-add counting 2); GFLOP/s from the median, and `% peak` against the FMA peak "
          "above for the target's threads (`c`: one thread, `openmp`: all). numpy ms: numpy "
-         "with 1 and 2 BLAS threads (OPENBLAS_NUM_THREADS); `/ numpy` divides ireec's median by "
+         "with 1 and 2 BLAS threads (OPENBLAS_NUM_THREADS), each in a subprocess without the "
+         "variables that pin a BLAS to older kernels (OPENBLAS_CORETYPE...); the header names "
+         "the BLAS and the kernel family it picked (threadpoolctl); `/ numpy` divides ireec's median by "
          "numpy's with as many threads (1 for `c`, 2 for `openmp`). IREE ms: IREE with its "
          "default flags and with data tiling (`--iree-opt-data-tiling`), on `local-sync` (one "
          "thread) for `c` and `local-task` (all cores) for `openmp`; `/ IREE` divides by the "
@@ -651,7 +756,8 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
          "`out=` arrays (cases under "
          f"{OVERHEAD_MAX_MS:g} ms; for longer calls one call's noise exceeds it). Dispatches: `flow.dispatch` ops after the flow phase; "
          "arena: the transient workspace bytes of the static memory plan.", "",
-         "| case | target | GFLOP | median ms | min ms | mean ms | GFLOP/s | % peak | numpy ms 1T / 2T "
+         "| case | target | GFLOP | median ms | min ms | mean ms | GFLOP/s | % peak | "
+         f"numpy{numpy_kernel_label(numpy_runs)} ms 1T / 2T "
          "| / numpy | IREE ms / DT | / IREE | call overhead µs / out= | dispatches | arena bytes | check |",
          "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     skipped: List[str] = []
@@ -701,6 +807,8 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
                  f"function `@{r.case.function}`)")
     if ort_rows:
         L += onnx_runtime.render_ort(list(ort_rows), onnx_runtime.ort_version())
+    if busy_rows:
+        L += [""] + busy.render_busy(list(busy_rows), list(busy_context))
     if plans:
         L += render_model_plans(plans)
     if skipped:
@@ -716,12 +824,16 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
           "`ireec benchmark-module` times it), with inputs and result buffers prepared once: "
           "no argument checks, no allocation. The timer's own cost is the overhead given above.",
           "- numpy: the same computation written in numpy (`benchmarks/run.py`), on the same "
-          "arrays, timed the same way; it allocates its results, and its matmuls use the "
-          "BLAS numpy was built with (OpenBLAS), on one thread unless OPENBLAS_NUM_THREADS "
-          "is set; the 2-thread column is the same code in a subprocess with "
-          "OPENBLAS_NUM_THREADS=2 (multi-threaded OpenBLAS timings swing widely on a loaded "
-          "machine). The JAX models have no numpy version: they are checked against the "
-          "exporter's out0.npy.",
+          "inputs, timed the same way in two subprocesses (`numpy_times`), with "
+          "OPENBLAS_NUM_THREADS=1 and =2 (multi-threaded OpenBLAS timings swing widely on a "
+          "loaded machine) and without the variables that pin a BLAS to a code path "
+          "(`BLAS_PINNING_VARIABLES`: OPENBLAS_CORETYPE, MKL_ENABLE_INSTRUCTIONS, ...; e.g. "
+          "OPENBLAS_CORETYPE=Haswell keeps OpenBLAS on its AVX2 kernels on an AVX-512 CPU), "
+          "which are removed from those subprocesses' environment only. numpy allocates its "
+          "results, and its matmuls use the BLAS numpy was built with; the kernel family it "
+          "picked is threadpoolctl's `architecture` of that BLAS, named in the column header. "
+          "The JAX models have no numpy version: they are checked against the exporter's "
+          "out0.npy.",
           "- IREE: `iree.compiler.compile_str(..., target_backends=['llvm-cpu'], "
           "extra_args=['--iree-llvmcpu-target-cpu=host'])` (DT: plus "
           "`--iree-opt-data-tiling`), run with `iree.runtime` on "
@@ -738,6 +850,65 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
           "- The machine is shared: medians and minima are less noisy than means; compare "
           "ratios within one run, not across runs.", ""]
     return "\n".join(L)
+
+
+def numpy_kernel_label(runs: Sequence[NumpyRun]) -> str:
+    """`` (openblas SkylakeX)``: the BLAS and kernel family of the 1-thread numpy run, for the
+    numpy column's header ('' when unknown)."""
+    for run in runs:
+        for b in run.blas:
+            return f" ({b.get('internal_api')} {b.get('architecture') or '?'})"
+    return ""
+
+
+def numpy_line(runs: Sequence[NumpyRun]) -> str:
+    """The Machine section's numpy line: the BLAS of each run and the pinning variables removed."""
+    runs = [run for run in runs if not run.pinned]
+    if not runs:
+        return "not timed"
+    removed = {k: v for run in runs for k, v in run.removed.items()}
+    return ("timed in subprocesses with " + " and ".join(
+        f"OPENBLAS_NUM_THREADS={run.threads} ({run.kernel()})" for run in runs)
+        + "; BLAS pinning variables removed from their environment: "
+        + (", ".join(f"{k}={v}" for k, v in removed.items()) or "none were set"))
+
+
+def render_numpy(runs: Sequence[NumpyRun], results: Sequence[CaseResult], load_before: Sequence[float],
+                 partial: bool) -> List[str]:
+    """The "numpy baseline" section: each case's numpy median on 1 and 2 BLAS threads
+    (:func:`measure_numpy`) with the BLAS kernel named."""
+    one, two = (list(runs) + [NumpyRun(1), NumpyRun(2)])[:2]
+    pinned = runs[2] if len(runs) > 2 else None
+    L = [NUMPY_SECTION_TITLE, "",
+         "numpy's side of the Results table, measured alone: each case's numpy version in a "
+         "subprocess with OPENBLAS_NUM_THREADS=1 and one with =2, with the BLAS pinning "
+         "variables removed from their environment (`BLAS_PINNING_VARIABLES` in "
+         "`benchmarks/run.py`); the BLAS and kernel family are threadpoolctl's "
+         "`threadpool_info()` (`internal_api`, `version`, `architecture`, `num_threads`) in "
+         "those subprocesses. Milliseconds per call, median.", "",
+         f"- load average {', '.join(f'{v:.2f}' for v in load_before)} before, "
+         f"{', '.join(f'{v:.2f}' for v in _load_average())} after (2 cores, shared)",
+         f"- {numpy_line(runs)}"]
+    if partial:
+        L.append("- from a partial run (`python3 -m benchmarks --only numpy`): the numpy "
+                 "columns of the Results table above are from the last full run")
+    head = f"| case | numpy{numpy_kernel_label(runs)} 1T ms | 2T ms |"
+    rule = "|---|---:|---:|"
+    if pinned is not None:
+        given = ", ".join(f"{k}={v}" for k, v in pinned.pinned.items())
+        head += f" 1T with {given}{numpy_kernel_label([pinned])} ms | pinned / not |"
+        rule += "---:|---:|"
+        L.append(f"- the last columns keep the environment's {given} (how numpy was timed before): "
+                 f"{pinned.kernel()}")
+    L += ["", head, rule]
+    for r in results:
+        name = r.case.name
+        if name in one.times or name in two.times:
+            row = f"| {name} | {_ms(one.times.get(name))} | {_ms(two.times.get(name))} |"
+            if pinned is not None:
+                row += f" {_ms(pinned.times.get(name))} | {_ratio(pinned.times.get(name), one.times.get(name))} |"
+            L.append(row)
+    return L
 
 
 def _load_average() -> List[float]:
@@ -876,6 +1047,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         cases = [c for c in cases if c.name in wanted]
     elif args.quick:
         cases = [c for c in cases if c.quick]
+    if args.only == "numpy":
+        return _numpy_only(args, cases, opts)
+    if args.only == "busy":
+        return _busy_only(args, 100 if args.quick else busy.CALLS)
     iree_note = None
     use_iree = not args.no_iree
     if use_iree:
@@ -901,10 +1076,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     for case in cases:
         log(f"{case.name}: {case.what}")
         results.append(run_case(case, targets, opts, build_dir, use_iree, log))
-    log("numpy with 2 BLAS threads (subprocess)")
-    numpy2 = numpy_threaded_times(cases, 2, opts)
+    numpy_runs = measure_numpy(cases, opts, log)
     for r in results:
-        r.numpy2_ms = numpy2.get(r.case.name)
+        if r.numpy.skipped is None:
+            r.numpy.median_ms = numpy_runs[0].times.get(r.case.name)
+        r.numpy2_ms = numpy_runs[1].times.get(r.case.name)
     models = shared_dir() / "models"
     ort_rows = []
     if not args.no_ort and (models / "torch_mlir").is_dir():
@@ -914,7 +1090,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return interleaved_medians(fns, opts)
         ort_rows = onnx_runtime.measure_ort_vs_ireec(models / "torch_mlir", build_dir, timer, log)
     plans = model_plans(models) if models.is_dir() and not args.cases else []
-    text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_rows)
+    busy_rows, busy_context = [], []
+    if not args.cases and (models / "torch_mlir").is_dir():
+        log("busy machine: openmp calls quiet, beside two busy processes, with ONNX Runtime in process")
+        load = _load_average()
+        busy_rows = busy.measure_busy(models / "torch_mlir", build_dir, log,
+                                      calls=100 if args.quick else busy.CALLS)
+        busy_context = busy.context_lines(", ".join(f"{v:.2f}" for v in load))
+    text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_rows,
+                          numpy_runs, busy_rows, busy_context)
+    text = compile_time.replace_section(text, NUMPY_SECTION_TITLE,
+                                        render_numpy(numpy_runs, results, context.get("load_avg") or [],
+                                                     partial=False))
     if not args.cases:
         text = compile_time.replace_section(text, igemm.SECTION_TITLE, igemm.section(build_dir, log))
         load = _load_average()
@@ -962,6 +1149,27 @@ def _splice_section(output: str, title: str, lines, what: str) -> int:
     out.write_text(compile_time.replace_section(old, title, lines), encoding="utf-8")
     print(f"updated the {what} section of {output}")
     return 0
+
+
+def _numpy_only(args, cases: Sequence[Case], opts: Options) -> int:
+    """``--only numpy``: time the cases' numpy versions (:func:`measure_numpy`) and splice
+    the "numpy baseline" section into ``--output``, leaving every other section as it was."""
+    load = _load_average()
+    log = lambda m: print(m, flush=True)  # noqa: E731
+    runs = measure_numpy(cases, opts, log)
+    lines = render_numpy(runs, [CaseResult(c) for c in cases], load, partial=True)
+    return _splice_section(args.output, NUMPY_SECTION_TITLE, lines, "numpy")
+
+
+def _busy_only(args, calls: int) -> int:
+    """``--only busy``: the busy-machine section (benchmarks/busy.py), spliced into ``--output``."""
+    load = ", ".join(f"{v:.2f}" for v in _load_average())
+    build_dir = Path(args.build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    rows = busy.measure_busy(shared_dir() / "models" / "torch_mlir", build_dir,
+                             lambda m: print(m, flush=True), calls=calls)
+    lines = busy.render_busy(rows, busy.context_lines(load, partial=True), calls)
+    return _splice_section(args.output, busy.SECTION_TITLE, lines, "busy-machine")
 
 
 def _weight_scale_only(args, sizes, repeats, work_parent) -> int:

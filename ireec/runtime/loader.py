@@ -209,6 +209,116 @@ def _dlopen_path(path: str) -> str:
 #: still spin in its code, and the process would die of SIGSEGV at exit.
 DLOPEN_FLAGS = os.RTLD_NOW | getattr(os, "RTLD_NODELETE", 0)
 
+#: libgomp's wait-policy variables (libgomp manual, "Environment Variables"; read once, by
+#: libgomp's constructor ``initialize_env`` in env.c, when libgomp is loaded into a process).
+GOMP_WAIT_VARIABLES = ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")
+
+#: What :func:`load` sets while it loads the first module when libgomp (``openmp`` modules)
+#: is not in the process yet and the environment sets none of :data:`GOMP_WAIT_VARIABLES`:
+#: a thread waiting at a barrier or for the next parallel region spins ``GOMP_SPINCOUNT``
+#: times (a load and a ``pause`` each: 15 ns on the AVX-512 Xeon of benchmarks/RESULTS.md,
+#: so about 4.5 µs; libgomp's own estimate is 10 ns, "100000 spins per msec"), then sleeps on
+#: a futex until the thread it waits for wakes it. libgomp's default, 300000 spins (4.5 ms
+#: there), and ``OMP_WAIT_POLICY=active`` (minutes) suit a machine the process has to itself;
+#: where other processes, or another thread pool of the same process (ONNX Runtime's
+#: spinning one), keep the cores busy, a thread spinning at a barrier holds a core the thread
+#: it waits for needs, and every barrier of a call costs up to the whole spin (measured:
+#: a 16-barrier call of 0.05 ms took 2.5 ms with 10000 spins, 0.8 ms with 3000, single calls
+#: 50-170 ms with the default). 300 spins cover the short waits of a balanced call on a quiet
+#: machine (the same medians as the default there), where 100 already slowed the smallest
+#: models by 2x (futex wake-ups), and cost little when the cores are taken; benchmarks/RESULTS.md,
+#: "Busy machine", has the numbers.
+OPENMP_ENVIRONMENT = {"GOMP_SPINCOUNT": "300"}
+
+#: libgomp's soname, as ``-fopenmp`` links it (``DT_NEEDED``). Another copy with its own
+#: soname (e.g. the ``libgomp-<hash>.so.1`` that wheels such as torch vendor) is another
+#: runtime with its own settings and does not count.
+LIBGOMP_SONAME = "libgomp.so.1"
+
+_openmp_lock = threading.Lock()
+_openmp_policy: Optional[str] = None
+
+
+def libgomp_loaded() -> Optional[bool]:
+    """Whether :data:`LIBGOMP_SONAME` is loaded in this process (``dlopen`` with
+    ``RTLD_NOLOAD``, which loads nothing); None where that cannot be asked."""
+    flag = getattr(os, "RTLD_NOLOAD", None)
+    if flag is None:
+        return None
+    import ctypes
+
+    try:
+        ctypes.CDLL(LIBGOMP_SONAME, mode=flag | getattr(os, "RTLD_LAZY", 1))
+    except OSError:
+        return False
+    return True
+
+
+def openmp_wait_policy() -> str:
+    """How the process's libgomp waits, as far as ireec knows: ``GOMP_SPINCOUNT=300 (set
+    by ireec.load)``, the variables the environment gave it, that libgomp was loaded before
+    ireec loaded a module (then it read the environment of that moment, which ireec cannot
+    change), or ``libgomp not loaded``."""
+    with _openmp_lock:
+        if _openmp_policy is not None:
+            return _openmp_policy
+    return "libgomp not loaded" if not libgomp_loaded() else _describe_policy(
+        _user_wait_settings(), "loaded before ireec.load")
+
+
+def _user_wait_settings() -> Dict[str, str]:
+    return {k: os.environ[k] for k in GOMP_WAIT_VARIABLES if k in os.environ}
+
+
+def _describe_policy(settings: Dict[str, str], who: str) -> str:
+    given = ", ".join(f"{k}={v}" for k, v in settings.items())
+    if who == "loaded before ireec.load":
+        return (f"libgomp {who}: it read the environment then"
+                + (f" (now {given})" if given else " (now unset: libgomp's default, 300000 spins)"))
+    return f"{given} ({who})"
+
+
+def _dlopen_module(ffi, path: str):
+    """``ffi.dlopen(path)`` with libgomp's wait policy set up (:data:`OPENMP_ENVIRONMENT`).
+
+    While libgomp is not loaded yet and the environment sets none of
+    :data:`GOMP_WAIT_VARIABLES`, :data:`OPENMP_ENVIRONMENT` is put into the environment for
+    the ``dlopen`` alone (libgomp reads it in its constructor, while the module's
+    ``DT_NEEDED`` libraries load) and taken out afterwards, so child processes and libraries
+    loaded later see the environment as it was. The policy then holds for every user of this
+    libgomp in the process. When libgomp was already loaded (by another library, or a
+    Python extension), nothing can change it: it keeps what it read then
+    (:func:`openmp_wait_policy` says so). Never calls ``omp_set_num_threads`` or any other
+    process-wide OpenMP setter. Like any ``setenv``, the change races with ``getenv`` calls
+    that C code on other threads makes during that first ``dlopen`` (glibc's ``setenv`` and
+    ``getenv`` are not safe against each other)."""
+    global _openmp_policy
+    if _openmp_policy is not None:  # set once, never unset: libgomp is in, its policy fixed
+        return ffi.dlopen(path, DLOPEN_FLAGS)
+    with _openmp_lock:
+        if _openmp_policy is not None:
+            return ffi.dlopen(path, DLOPEN_FLAGS)
+        loaded = libgomp_loaded()
+        if loaded is None or loaded:
+            lib = ffi.dlopen(path, DLOPEN_FLAGS)
+            if loaded:
+                _openmp_policy = _describe_policy(_user_wait_settings(), "loaded before ireec.load")
+            return lib
+        user = _user_wait_settings()
+        added = {} if user else dict(OPENMP_ENVIRONMENT)
+        for k, v in added.items():
+            os.environ[k] = v
+        try:
+            lib = ffi.dlopen(path, DLOPEN_FLAGS)
+        finally:
+            for k, v in added.items():
+                if os.environ.get(k) == v:
+                    del os.environ[k]
+        if libgomp_loaded():
+            _openmp_policy = _describe_policy(user, "the environment") if user else \
+                _describe_policy(added, "set by ireec.load")
+        return lib
+
 
 class LoadedModule:
     """A loaded ireec module. Each exported function is a method (``m.add(a, b)``); names
@@ -223,7 +333,7 @@ class LoadedModule:
         ffi = _get_ffi()
         self._ffi = ffi
         try:
-            self._lib = ffi.dlopen(_dlopen_path(self.path), DLOPEN_FLAGS)
+            self._lib = _dlopen_module(ffi, _dlopen_path(self.path))
         except OSError as e:
             raise OSError(f"cannot load '{path}': {e}") from None
         try:

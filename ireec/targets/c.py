@@ -356,7 +356,10 @@ class OpenMPTarget(CTarget):
     Other host functions call the plain launch functions, each its own ``#pragma omp
     parallel for`` (collapsed over the axes with more than one workgroup). Static schedules
     throughout, so results do not depend on timing. Thread count: OpenMP's default, i.e.
-    ``OMP_NUM_THREADS``. A call from inside an active parallel region gets a nested region
+    ``OMP_NUM_THREADS``. How a thread waits at a barrier is libgomp's wait policy
+    (``GOMP_SPINCOUNT``, ``OMP_WAIT_POLICY``, read when libgomp loads); ``ireec.load`` gives
+    it a short spin when the environment does not say (``ireec.runtime.loader.OPENMP_ENVIRONMENT``,
+    README "OpenMP on a busy machine"). A call from inside an active parallel region gets a nested region
     (one thread unless nesting is enabled), so work-shared loops bind to it, never to the
     caller's team. Pragmas are guarded by ``#ifdef _OPENMP``: the sources also build serially
     (and warning-free) without ``-fopenmp``."""

@@ -453,3 +453,74 @@ def test_fma_peak_program_runs(tmp_path):
     assert p.one_thread > 0 and p.all_threads > 0 and p.for_threads(1) == p.one_thread
     bad = run_mod.peak.measure_peak(threads=1, iterations=10, cc=str(tmp_path / "no-such-cc"))
     assert bad.error and bad.one_thread is None
+
+
+def test_runner_numpy_environment_drops_blas_pinning():
+    """numpy is timed without the variables that pin its BLAS to a code path
+    (OPENBLAS_CORETYPE=Haswell: AVX2 kernels on an AVX-512 CPU); only its subprocess's
+    environment loses them."""
+    run_mod = _runner()
+    base = {"PATH": "/bin", "OPENBLAS_CORETYPE": "Haswell", "MKL_CBWR": "AVX", "OMP_NUM_THREADS": "7"}
+    env, removed = run_mod.numpy_environment(2, base)
+    assert removed == {"OPENBLAS_CORETYPE": "Haswell", "MKL_CBWR": "AVX"}
+    assert env == {"PATH": "/bin", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
+    assert base["OPENBLAS_CORETYPE"] == "Haswell"  # the caller's mapping is not changed
+
+
+def test_runner_names_the_blas_kernel():
+    run_mod = _runner()
+    pytest.importorskip("threadpoolctl")
+    blas, error = run_mod.blas_info()
+    assert error is None and blas, "numpy's BLAS not found by threadpoolctl"
+    assert {"internal_api", "architecture", "num_threads"} <= set(blas[0])
+    runs = [run_mod.NumpyRun(1, {"matmul_128": 0.5}, [{"internal_api": "openblas", "version": "0.3.31",
+                                                        "architecture": "SkylakeX", "num_threads": 1}],
+                             {"OPENBLAS_CORETYPE": "Haswell"}),
+            run_mod.NumpyRun(2, {}, [], {}, error="numpy subprocess failed")]
+    assert runs[0].kernel() == "openblas 0.3.31 SkylakeX, 1 thread"
+    assert runs[1].kernel() == "unknown (numpy subprocess failed)"
+    assert run_mod.numpy_kernel_label(runs) == " (openblas SkylakeX)"
+    line = run_mod.numpy_line(runs)
+    assert "OPENBLAS_NUM_THREADS=1 (openblas 0.3.31 SkylakeX, 1 thread)" in line
+    assert line.endswith("removed from their environment: OPENBLAS_CORETYPE=Haswell")
+    (case,) = [c for c in run_mod.all_cases() if c.name == "matmul_128"]
+    text = "\n".join(run_mod.render_numpy(runs, [run_mod.CaseResult(case)], [0.5, 0.4, 0.3], partial=True))
+    assert "| case | numpy (openblas SkylakeX) 1T ms | 2T ms |" in text
+    assert "| matmul_128 | 0.500 | — |" in text and "partial run" in text
+    pinned = run_mod.NumpyRun(1, {"matmul_128": 0.9}, [{"internal_api": "openblas", "version": "0.3.31",
+                                                        "architecture": "Haswell", "num_threads": 1}],
+                              pinned={"OPENBLAS_CORETYPE": "Haswell"})
+    assert run_mod.numpy_line(runs + [pinned]) == line  # the pinned run is not numpy's timing
+    text = "\n".join(run_mod.render_numpy(runs + [pinned], [run_mod.CaseResult(case)], [0.5], partial=False))
+    assert ("| case | numpy (openblas SkylakeX) 1T ms | 2T ms | 1T with OPENBLAS_CORETYPE=Haswell "
+            "(openblas Haswell) ms | pinned / not |") in text
+    assert "| matmul_128 | 0.500 | — | 0.900 | 1.80× |" in text
+
+
+def test_busy_percentiles_and_table():
+    busy = _runner().busy
+    assert busy.percentile(list(range(1, 101)), 99) == 99
+    assert busy.percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert busy.percentile([5.0], 99) == 5.0
+    st = busy.Stats.of([0.001] * 98 + [0.010, 0.100])
+    assert (st.median_ms, st.p99_ms, st.max_ms, st.calls) == (1.0, 10.0, 100.0, 100)
+    row = busy.Row("gpt_block", "ireec.load", {"quiet": busy.Stats(0.05, 0.1, 0.2, 300),
+                                               "busy": busy.Stats(0.1, 0.5, 1.0, 300)},
+                   "GOMP_SPINCOUNT=300 (set by ireec.load)", {"quiet": 0.1, "busy": 0.2})
+    skipped = busy.Row("resnet18", "ireec.load", skipped="no .onnx")
+    text = "\n".join(busy.render_busy([row, skipped], ["- load"], calls=300))
+    assert ("| gpt_block | ireec.load | GOMP_SPINCOUNT=300 (set by ireec.load) | — | 0.050 / 0.100 | "
+            "0.100 / 0.500 | 2.0× / 5.0× | — | — | 0.10 / 0.20 / — |") in text
+    assert "- `resnet18` / ireec.load: no .onnx" in text
+    row.stats["quiet-rt"] = busy.Stats(0.025, 0.05, 0.1, 300)  # the reference of x quiet when present
+    text = "\n".join(busy.render_busy([row], ["- load"], calls=300))
+    assert "| 0.025 / 0.050 | 0.050 / 0.100 | 0.100 / 0.500 | 4.0× / 10× |" in text
+
+
+def test_busy_loopers_end():
+    busy = _runner().busy
+    procs = busy.start_loopers(1, seconds=30)
+    busy.stop_loopers(procs)
+    assert all(p.returncode is not None for p in procs)
+    procs = busy.start_loopers(1, seconds=0.2)  # ends by itself
+    assert procs[0].wait(timeout=30) == 0

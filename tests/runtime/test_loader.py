@@ -608,3 +608,75 @@ def test_openmp_module_stays_mapped_when_closed(tmp_path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and "mapped" in r.stdout, r.stdout + r.stderr
+
+
+# ---------------------------------------------------------------------------
+# libgomp's wait policy (ireec.runtime.loader.OPENMP_ENVIRONMENT)
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def openmp_tanh(tmp_path_factory):
+    """A small ``openmp`` module, built but not loaded in this process."""
+    from ireec.compiler import compile_source
+
+    out = compile_source("func.func @f(%a: tensor<4096xf32>) -> tensor<4096xf32> {\n"
+                         "  %r = math.tanh %a : tensor<4096xf32>\n  return %r : tensor<4096xf32>\n}\n",
+                         "wait.mlir", target="openmp", module_name="wait")
+    return build_shared_library(out.files, out.module_name,
+                                tmp_path_factory.mktemp("wait") / "libwait.so", target="openmp")
+
+
+def _load_in_child(lib, env_update, before=""):
+    """Load ``lib`` in a fresh Python with libgomp's OMP_DISPLAY_ENV=verbose (it prints what
+    it read to stderr when it loads) after running ``before``; (stdout lines, stderr)."""
+    from ireec.runtime.loader import GOMP_WAIT_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in GOMP_WAIT_VARIABLES}
+    env.update(OMP_DISPLAY_ENV="verbose", **env_update)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    code = (f"{before}\n"
+            "import os, numpy as np, ireec\n"
+            "from ireec.runtime.loader import openmp_wait_policy\n"
+            f"m = ireec.load({str(lib)!r})\n"
+            "assert np.allclose(m.f(np.ones(4096, np.float32)), np.tanh(1.0))\n"
+            "print(openmp_wait_policy())\n"
+            "print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines(), r.stderr
+
+
+def _spincount_read(stderr: str) -> str:
+    m = re.search(r"GOMP_SPINCOUNT = '(\d+)'", stderr)
+    assert m, stderr
+    return m.group(1)
+
+
+def test_openmp_wait_policy_set_for_libgomp_only(openmp_tanh):
+    """With libgomp's variables unset, ireec.load gives libgomp OPENMP_ENVIRONMENT's bounded
+    spinning while libgomp loads, and leaves the process's environment as it was."""
+    from ireec.runtime.loader import OPENMP_ENVIRONMENT
+
+    out, err = _load_in_child(openmp_tanh, {})
+    assert _spincount_read(err) == OPENMP_ENVIRONMENT["GOMP_SPINCOUNT"]
+    assert out[0] == f"GOMP_SPINCOUNT={OPENMP_ENVIRONMENT['GOMP_SPINCOUNT']} (set by ireec.load)"
+    assert out[1] == "None None"  # not left in the environment (child processes, later libraries)
+
+
+def test_openmp_wait_policy_of_the_user_wins(openmp_tanh):
+    out, err = _load_in_child(openmp_tanh, {"GOMP_SPINCOUNT": "1234"})
+    assert _spincount_read(err) == "1234"
+    assert out == ["GOMP_SPINCOUNT=1234 (the environment)", "1234 None"]
+    out, err = _load_in_child(openmp_tanh, {"OMP_WAIT_POLICY": "active"})
+    assert _spincount_read(err) == "30000000000"  # libgomp's own meaning of ACTIVE
+    assert out[0] == "OMP_WAIT_POLICY=active (the environment)"
+
+
+def test_openmp_wait_policy_when_libgomp_was_loaded_first(openmp_tanh):
+    """libgomp loaded before ireec.load read its environment then: ireec cannot change it,
+    and says so."""
+    out, err = _load_in_child(openmp_tanh, {}, before="import ctypes; ctypes.CDLL('libgomp.so.1')")
+    assert _spincount_read(err) == "300000"  # libgomp's default
+    assert out[0].startswith("libgomp loaded before ireec.load")
+    assert out[1] == "None None"
