@@ -288,19 +288,28 @@ def sgemm_plan(op):
     a_map, b_map, c_map = maps[:3]
     if match.swapped:  # the operand indexed by i is the second input
         a, bm, a_map, b_map = bm, a, b_map, a_map
+    return _gemm_plan(match, (a, bm, c), (a_map, b_map, c_map))
+
+
+def _gemm_plan(match, operands, maps):
+    """``(match, operands, maps, strides)`` of a matched contraction over memrefs ``operands``
+    (A, B, C) with indexing ``maps``: static element strides ``(a_m, a_k, b_k, b_n, ldc)``
+    with C's rows contiguous and C neither A nor B (a micro-kernel reads A and B while it
+    writes C); else None."""
+    a, bm, c = operands
+    a_map, b_map, c_map = maps
     if c is a or c is bm:
-        return None  # the micro-kernel reads A and B while it writes C
+        return None
     st = pointer_strides((a, bm, c))
     if st is None:
         return None
     sa, sb, sc = st
-
     strides = (loop_stride(a_map, sa, match.i), loop_stride(a_map, sa, match.k),
                loop_stride(b_map, sb, match.k), loop_stride(b_map, sb, match.j),
                loop_stride(c_map, sc, match.i))
     if any(x is None for x in strides) or loop_stride(c_map, sc, match.j) != 1:
         return None
-    return match, (a, bm, c), (a_map, b_map, c_map), strides
+    return match, operands, maps, strides
 
 
 #: The integer (int8 x int8 -> int32) micro-kernel (runtime_c/ireec_ukernel_igemm.h).
@@ -484,20 +493,8 @@ def igemm_plan(op):
     if match is None:
         return None
     n_in = len(L.inputs(op))
-    a, bm, c = op.operands[match.lhs], op.operands[match.rhs], op.operands[n_in]
-    a_map, b_map, c_map = maps[match.lhs], maps[match.rhs], maps[n_in]
-    if c is a or c is bm:
-        return None
-    st = pointer_strides((a, bm, c))
-    if st is None:
-        return None
-    sa, sb, sc = st
-    strides = (loop_stride(a_map, sa, match.i), loop_stride(a_map, sa, match.k),
-               loop_stride(b_map, sb, match.k), loop_stride(b_map, sb, match.j),
-               loop_stride(c_map, sc, match.i))
-    if any(x is None for x in strides) or loop_stride(c_map, sc, match.j) != 1:
-        return None
-    return match, (a, bm, c), (a_map, b_map, c_map), strides
+    return _gemm_plan(match, (op.operands[match.lhs], op.operands[match.rhs], op.operands[n_in]),
+                      (maps[match.lhs], maps[match.rhs], maps[n_in]))
 
 
 def ukernel_name(op) -> str:
