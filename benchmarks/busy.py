@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
+from benchmarks import onnx_runtime
+
 REPO = Path(__file__).resolve().parents[1]
 
 SECTION_TITLE = "## Busy machine"
@@ -185,17 +187,6 @@ def stop_loopers(procs: Sequence[subprocess.Popen]) -> None:
         p.wait()
 
 
-def _ort_session(onnx: Path):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = ORT_THREADS
-    so.inter_op_num_threads = 1
-    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(str(onnx), sess_options=so, providers=["CPUExecutionProvider"])
-
-
 def run_child(lib: str, x_file: str, onnx: Optional[str], situations: Sequence[str], calls: int,
               warmup_s: float, max_s: float) -> Dict[str, object]:
     """Load ``lib`` (before anything else loads libgomp), time its first function on the
@@ -224,7 +215,7 @@ def run_child(lib: str, x_file: str, onnx: Optional[str], situations: Sequence[s
                 stop_loopers(loopers)
         elif s == "ort":
             try:
-                sess = _ort_session(Path(onnx)) if onnx else None
+                sess = onnx_runtime.ort_session(Path(onnx), ORT_THREADS) if onnx else None
             except Exception as e:  # onnxruntime absent or the model not runnable
                 out["skipped"][s] = f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
                 continue

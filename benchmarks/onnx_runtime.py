@@ -75,11 +75,14 @@ def ort_version() -> str:
         return ""
 
 
-def _session(path: Path):
+def ort_session(path: Path, threads: int = ORT_THREADS):
+    """An ONNX Runtime CPU session of the model at ``path`` as the benchmarks run it: all graph
+    optimizations, ``threads`` intra-op threads, sequential execution. ImportError without
+    onnxruntime; ORT's own exception for a model it cannot load."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
-    so.intra_op_num_threads = ORT_THREADS
+    so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -114,7 +117,7 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path,
         try:
             x = np.load(folder / "arg0.npy")
             expected = np.load(folder / "out0.npy")
-            sess = _session(onnx)
+            sess = ort_session(onnx)
             feed = {sess.get_inputs()[0].name: x}
             row.ort_ok = bool(np.allclose(sess.run(None, feed)[0], expected, rtol=1e-3, atol=1e-4))
             out = compile_file(str(mlir), target="openmp", module_name=f"ort_{name}")
