@@ -69,6 +69,24 @@
 #error "ireec_runtime.h: no way to align variables is known for this compiler; define IREEC_ALIGNAS(n)"
 #endif
 
+/* IREEC_LOCAL_ALIGN: first in the declaration of every local array of a generated function
+ * (`IREEC_LOCAL_ALIGN float t0[5184];`), aligning it to IREEC_LOCAL_ALIGN_BYTES (64) where
+ * that is needed for correctness: GCC on x86-64. There, the AVX2 and AVX-512 copies of a
+ * workgroup function (IREEC_KERNEL_CLONES, target_clones) may store to a local array with
+ * aligned 32-byte moves (vmovaps ymm) while the frame is only 16-byte aligned (the ABI's
+ * incoming alignment; GCC 12 does not realign the frame of a target_clones copy for the arrays
+ * it vectorizes): a segmentation fault (seen on a 3x3 NHWC convolution, 12x12x24 -> 24, whose
+ * packed filter is filled with such moves). An explicit alignment makes GCC realign the frame.
+ * Elsewhere (Cortex-M, CUDA, other compilers) no alignment beyond the element's is asked for.
+ * The stack bound (ireec/emitc/stack.py) counts IREEC_LOCAL_ALIGN_BYTES per array on top. */
+#if !defined(IREEC_LOCAL_ALIGN)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+#define IREEC_LOCAL_ALIGN IREEC_ALIGNAS(64)
+#else
+#define IREEC_LOCAL_ALIGN
+#endif
+#endif
+
 /* The constant pool and module state are written as little-endian bytes: a big-endian
  * target would read other values. Checked where the compiler says (__BYTE_ORDER__). */
 #if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

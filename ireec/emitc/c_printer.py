@@ -225,9 +225,11 @@ class CPrinter:
             if "dims" in op.attributes:
                 dims = [int(d) for d in op.attributes["dims"].value]
                 self.shaped[op.results[0]] = dims
-                self.emit(f"{op.attributes['element'].value} {v}{''.join(f'[{d}]' for d in dims)};")
+                self.emit(f"IREEC_LOCAL_ALIGN {op.attributes['element'].value} {v}"
+                          f"{''.join(f'[{d}]' for d in dims)};")
             else:
-                self.emit(f"{op.attributes['element'].value} {v}[{op.attributes['array_size'].value}];")
+                self.emit(f"IREEC_LOCAL_ALIGN {op.attributes['element'].value} {v}"
+                          f"[{op.attributes['array_size'].value}];")
         else:
             v = self.fresh("s")
             self.names[op.results[0]] = v

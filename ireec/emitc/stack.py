@@ -19,10 +19,15 @@ from .ctypes import C_TYPE_BYTES, c_type_bytes  # noqa: F401  (re-exported for t
 #: kilobytes; define IREEC_NO_TARGET_CLONES where the stack is tight.
 FRAME_BYTES = 384
 
+#: Bytes a local array may take beyond its elements: IREEC_LOCAL_ALIGN (ireec_runtime.h)
+#: aligns it to 64 bytes on x86-64 GCC, padding before it and realigning the frame.
+LOCAL_ALIGN_BYTES = 64
+
 def emitc_locals_bytes(f: Operation) -> int:
     """Bytes of the local variables ``emitc.func`` ``f`` declares: arrays (``array_size``
-    elements of their C element type; ``static const`` arrays with initial values live in
-    read-only data and do not count) and mutable scalars (8 bytes each)."""
+    elements of their C element type plus :data:`LOCAL_ALIGN_BYTES` of alignment; ``static
+    const`` arrays with initial values live in read-only data and do not count) and mutable
+    scalars (8 bytes each)."""
     total = 0
     for op in f.walk():
         if op.name != "emitc.variable":
@@ -30,7 +35,8 @@ def emitc_locals_bytes(f: Operation) -> int:
         if "init_values" in op.attributes:
             continue
         if "array_size" in op.attributes:
-            total += int(op.attributes["array_size"].value) * c_type_bytes(op.attributes["element"].value)
+            total += (int(op.attributes["array_size"].value) * c_type_bytes(op.attributes["element"].value)
+                      + LOCAL_ALIGN_BYTES)
         else:
             total += 8
     return total
