@@ -250,6 +250,37 @@ def test_openmp_host_function_opens_one_region_with_barriers_only_on_dependences
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
 
 
+SMALL_CALL = """
+func.func @f(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = arith.mulf %x, %x : tensor<64x64xf32>
+  %s = arith.addf %e, %x : tensor<64x64xf32>
+  %t = tensor.empty() : tensor<64x64xf32>
+  %r = linalg.transpose ins(%s : tensor<64x64xf32>) outs(%t : tensor<64x64xf32>) permutation = [1, 0]
+  %q = arith.subf %r, %x : tensor<64x64xf32>
+  return %q : tensor<64x64xf32>
+}
+"""
+
+
+def test_openmp_small_call_runs_on_the_calling_thread():
+    """A function whose call does less than MIN_PARALLEL_WORK (one fused dispatch of several
+    workgroups over 64 x 64 floats, which alone would open its own ``parallel for``) gets a
+    team of one (``parallel if(0)``) around its work-shared variant, no barrier, and still
+    computes what numpy does."""
+    from ireec.compiler import compile_source
+    from ireec.passes.vm.form_openmp_host_regions import MIN_PARALLEL_WORK
+
+    files = compile_source(SMALL_CALL, "small.mlir", target="openmp", module_name="small").files
+    host = _host_impl(files["small.c"])
+    assert host.count("#pragma omp parallel if(0)") == 1, host
+    assert "#pragma omp barrier" not in host and "#pragma omp parallel for" not in host
+    assert len(re.findall(r"\w+_workshare\(", host)) == 1, host
+    assert 4 * 64 * 64 * 4 < MIN_PARALLEL_WORK
+    x = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
+    got = ireec.compile_source(SMALL_CALL, target="openmp", source_name="small.mlir").f(x)
+    np.testing.assert_allclose(got, (x * x + x).T - x, rtol=1e-6, atol=1e-6)
+
+
 def test_openmp_single_dispatch_keeps_its_own_parallel_loop():
     from ireec.compiler import compile_source
 

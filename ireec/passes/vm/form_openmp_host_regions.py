@@ -17,12 +17,21 @@ barrier). A ``#pragma omp barrier`` goes before a call whose byte ranges overlap
 earlier call since the last barrier writes, or write one it reads, unless both run on the
 primary thread (:func:`barriers`); the region's end is the last barrier. Targets without
 work-shared launches (``c``, ``cuda``) keep every function as it is.
+
+A straight-line function whose whole call does less than :data:`MIN_PARALLEL_WORK` (its
+dispatches' operations, ireec/passes/common/cost_model.py, plus the 4-byte elements their
+byte ranges span) runs on the calling thread: its region is ``#pragma omp parallel if(0)``
+(a team of one, no other thread woken, the work-shared loops binding to it), formed even for
+a single work-shared launch. Waking the workers and the barriers cost more than such a call
+computes: a quantized MLP (4 x 64 -> 128 -> 10, int8) took 15.8 us on 2 threads and 6 us
+on one (gcc 12, libgomp with ``ireec.load``'s ``GOMP_SPINCOUNT=300``, this project's Xeon).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...emitc.access import BufferAccessAttr
+from ...emitc.ctypes import c_ident
 from ...emitc.openmp import OMP_PRIMARY, omp_pragma
 from ...ir.attributes import StringAttr
 from ...ir.core import Operation
@@ -86,19 +95,48 @@ def _verbatim(lines: Sequence[str], loc) -> List[Operation]:
     return [Operation("emitc.verbatim", attributes={"value": StringAttr(x)}, loc=loc) for x in lines]
 
 
-def form_region(f: Operation, workshare: Dict[str, dict]) -> None:
+#: Least work of a call (operations plus 4-byte elements touched) for which a function runs
+#: its dispatches on several threads: below it the module docstring's ``parallel if(0)``.
+#: About 10-20 us of one thread's work on this project's Xeon (2 cores, AVX-512) at the
+#: 10-30 G operations/s small kernels reach; a fork/join with sleeping workers (libgomp's
+#: futex wake-up) costs 5-15 us there.
+MIN_PARALLEL_WORK = 500_000
+
+
+def call_work(calls: Sequence[Operation], launches: Collection[str], flops: Mapping[str, int],
+              module_name: str) -> Optional[int]:
+    """Work of one call of a straight-line function whose ``calls`` are these: each launch's
+    operations (``launches``: the kernels' launch functions; ``flops``: entry point ->
+    operations, the launch being ``<module>_<entry>``) plus the 4-byte elements of every
+    call's byte ranges. None when a launch's operations are not known (then the function is
+    not taken for small)."""
+    by_symbol = {f"{module_name}_{c_ident(k)}": v for k, v in flops.items()}
+    total = 0
+    for op in calls:
+        callee = op.attributes["callee"].value
+        if callee in launches and callee not in by_symbol:
+            return None
+        total += by_symbol.get(callee, 0)
+        total += sum(a.size for a in op.attributes["accesses"].value) // 4
+    return total
+
+
+def form_region(f: Operation, workshare: Dict[str, dict], serial: bool = False) -> None:
     """Run the calls of host function ``f`` in one parallel region, in place (see the module
-    docstring); ``workshare``: {launch: the target's work-shared variant} of the kernels.
-    Leaves ``f`` as it is when its body is not straight-line or it has fewer than two calls
-    of a work-shared (several-workgroup) launch: the region then saves no fork/join."""
+    docstring); ``workshare``: {launch: the target's work-shared variant} of the kernels;
+    ``serial``: a team of one (``parallel if(0)``) for a call too small to share. Leaves
+    ``f`` as it is when its body is not straight-line or (not ``serial``) it has fewer than
+    two calls of a work-shared (several-workgroup) launch: the region then saves no
+    fork/join; a serial one needs one such call."""
     parts = straight_line(f)
     if parts is None:
         return
     prelude, calls, ret = parts
     shared = {k for k, w in workshare.items() if not w["primary"]}
-    if sum(1 for op in calls if op.attributes["callee"].value in shared) < 2:
+    if sum(1 for op in calls if op.attributes["callee"].value in shared) < (1 if serial else 2):
         return
-    out: List[Operation] = list(prelude) + _verbatim(omp_pragma("parallel") + ["{"], f.loc)
+    pragma = "parallel if(0)" if serial else "parallel"
+    out: List[Operation] = list(prelude) + _verbatim(omp_pragma(pragma) + ["{"], f.loc)
     plan: List[Item] = []
     for op in calls:
         callee = op.attributes["callee"].value
@@ -107,7 +145,7 @@ def form_region(f: Operation, workshare: Dict[str, dict]) -> None:
         plan.append((op.attributes["accesses"].value, callee not in workshare or workshare[callee]["primary"]))
     primary = {w["name"] for w in workshare.values() if w["primary"]}
     for op, (_ranges, on_primary), wait in zip(calls, plan, barriers(plan)):
-        if wait:
+        if wait and not serial:  # a team of one needs no barrier
             out += _verbatim(omp_pragma("barrier"), f.loc)
         if on_primary and op.attributes["callee"].value not in primary:
             out += _verbatim(OMP_PRIMARY, f.loc)  # host work (a copy)
@@ -137,6 +175,9 @@ class FormOpenMPHostRegionsPass(Pass):
                     workshare[launch] = w
         if not workshare:
             return
+        flops = ctx.report.get("dispatch_flops")
         for f in funcs:
             if f.attributes["kind"].value == "host":
-                form_region(f, workshare)
+                parts = straight_line(f)
+                work = None if parts is None or flops is None else call_work(parts[1], workshare, flops, ctx.module_name)
+                form_region(f, workshare, serial=work is not None and work < MIN_PARALLEL_WORK)
