@@ -21,6 +21,7 @@ from .hal.bufferize import BufferizePass
 from .hal.convert_conv_to_im2col import ConvertConvToIm2colPass
 from .hal.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 from .hal.cpu_lower_to_ukernels import CPULowerToUKernelsPass
+from .hal.fold_narrow_integer_extensions import FoldNarrowIntegerExtensionsPass
 from .hal.fold_ukernel_accumulator_inits import FoldUKernelAccumulatorInitsPass
 from .hal.materialize_interfaces import MaterializeInterfacesPass
 from .hal.math_algebraic_simplification import MathAlgebraicSimplificationPass
@@ -117,6 +118,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("hal", ConvertLinalgToLoopsPass, "linalg.generic on memrefs becomes scf.for loops over the workgroup's tile (innermost loop over contiguous memory; contractions register-blocked)"),
     ("hal", MathAlgebraicSimplificationPass, "powers with a small constant integer exponent (x^2, x^3, 1/x) become multiplications, not a scalar libm pow call per element"),
     ("hal", MathTransformPass, "f32 tanh and exp in kernels become branch-free polynomial approximations the C compiler vectorizes, not a scalar libm call per element"),
+    ("hal", FoldNarrowIntegerExtensionsPass, "an extension of an i8 that a float conversion made (a quantize-dequantize pair) becomes the conversion to the wide type, so no narrow integer keeps the C compiler from vectorizing the f32 loop"),
     # vm: C statements as ops.
     ("vm", ConvertToEmitCPass, "host functions and kernels become emitc ops the C printer renders"),
     ("vm", RemoveSingleIterationLoopPass, "kernel loops that run once (unit dimensions of a tile) become their body"),
