@@ -1,59 +1,76 @@
-"""ONNX Runtime against ireec on the torch-mlir exports of ../shared/models.
+"""ONNX Runtime against ireec on the models of ../shared/models that have an ONNX twin.
 
-For each model folder of ``../shared/models/torch_mlir`` with a ``<model>.onnx`` and a
-``<model>.const.linalg.mlir`` (both take the input ``x`` alone; the weights are constants),
-and the int8 QDQ models of ``../shared/models/quant`` (``<model>.qdq.onnx`` against
-``<model>.qdq.tosa.mlir``):
-ONNX Runtime's CPU execution provider with 2 intra-op threads and every graph optimisation
-(``ORT_ENABLE_ALL``), against ireec's ``.const.linalg.mlir`` built for ``openmp`` and
-called through ``ireec.load`` (what a Python user pays: checks, result allocation), with
-the bare C call beside it. Both outputs are checked against the exporter's ``out0.npy``.
-The three are timed in alternating blocks (:func:`measure_ort_vs_ireec`): on a shared
-machine whose speed changes by 2x within seconds, timing one runtime after the other
-compared the machine's phases, not the runtimes.
+Rows: every folder of ``../shared/models/torch_mlir`` with a ``<model>.onnx`` and a
+``<model>.const.linalg.mlir`` (both take the input ``x`` alone; the weights are constants):
+the whole networks and the blocks (:data:`MODELS`); then the int8 QDQ models of
+``../shared/models/quant`` (:data:`QUANT_MODELS`), ONNX Runtime on ``<model>.qdq.onnx``
+against each of ireec's forms of it (``.qdq.linalg.mlir`` and ``.qdq.tosa.mlir``).
+
+Columns: ONNX Runtime's CPU execution provider (every graph optimisation,
+``ORT_ENABLE_ALL``) with 2 intra-op threads against ireec's ``openmp`` build with 2 OpenMP
+threads, and with 1 intra-op thread against ireec's ``c`` build; ireec is called through
+``ireec.load`` (what a Python user pays: checks, result allocation). Each engine is timed in
+a process of its own (:func:`time_in_child`: warm-up, then the median of one second of
+calls), the engines alternating for :data:`ROUNDS` rounds; a column is the median of its
+rounds. A shared machine's speed changes within seconds: alternating makes every side see
+the same phases, and separate processes keep one engine's spinning threads off the other's
+cores. Both outputs are checked against the exporter's ``out0.npy``: within 1e-3 relative /
+1e-4 absolute for float models, identical (0 quantisation steps) for the int8 ones.
 ONNX Runtime is optional (``pip install -e '.[bench]'``); without it the section says so.
 """
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-#: The models compared, in table order.
-MODELS = ("mlp", "lenet", "gpt_block", "mobilenet_block")
-#: The int8 QDQ models of ``../shared/models/quant`` compared after them: ONNX Runtime on
-#: ``<model>.qdq.onnx``, ireec on ``<model>.qdq.tosa.mlir`` (both take ``x`` alone).
+#: The torch-mlir models compared, in table order: the whole networks, then the blocks.
+MODELS = ("resnet18", "mobilenetv2", "unet_small", "gpt_block", "mobilenet_block", "lenet", "mlp")
+#: The int8 QDQ models of ``../shared/models/quant`` compared after them, each in both forms.
 QUANT_MODELS = ("cnn_int8", "mlp_int8")
-
-
-def _model_files(root: Path):
-    """``(name, folder, onnx, mlir)`` of every model compared, :data:`MODELS` under ``root``
-    then :data:`QUANT_MODELS` under ``root/../quant``."""
-    for name in MODELS:
-        folder = root / name
-        yield name, folder, folder / f"{name}.onnx", folder / f"{name}.const.linalg.mlir"
-    for name in QUANT_MODELS:
-        folder = root.parent / "quant" / name
-        yield name, folder, folder / f"{name}.qdq.onnx", folder / f"{name}.qdq.tosa.mlir"
-#: ONNX Runtime's intra-op threads (the machine's 2 cores; ireec's openmp uses the same).
-ORT_THREADS = 2
+#: ireec's forms of a QDQ model (``<model>.qdq.<form>.mlir``).
+QUANT_FORMS = ("linalg", "tosa")
+#: Rounds of the alternation (each engine timed once per round, in a new process).
+ROUNDS = 3
+#: Seconds of calls each timed process measures, after :data:`WARMUP_S` of untimed calls.
+MEASURE_S, WARMUP_S = 1.0, 0.3
+#: The two comparisons: (ireec target, threads of both engines).
+COLUMNS = (("openmp", 2), ("c", 1))
 
 
 @dataclass
-class OrtRow:
-    """One model: milliseconds per call (median) of ONNX Runtime, of ireec through
-    ``ireec.load`` and of ireec's bare C call; whether each output matched; or why skipped."""
+class ModelFiles:
+    """One row's files: its name, folder (``arg0.npy``, ``out0.npy``), ONNX model and
+    ireec input; ``exact``: an int8 model, whose outputs must be identical."""
 
-    model: str
-    ort_ms: Optional[float] = None
-    ireec_ms: Optional[float] = None
-    ireec_raw_ms: Optional[float] = None
-    ort_ok: Optional[bool] = None
-    ireec_ok: Optional[bool] = None
-    skipped: Optional[str] = None
+    name: str
+    folder: Path
+    onnx: Path
+    mlir: Path
+    exact: bool = False
+
+
+def model_files(root: Path) -> List[ModelFiles]:
+    """The rows, :data:`MODELS` under ``root`` (``../shared/models/torch_mlir``) then
+    :data:`QUANT_MODELS` under ``root/../quant`` in each of :data:`QUANT_FORMS`."""
+    rows = [ModelFiles(n, root / n, root / n / f"{n}.onnx", root / n / f"{n}.const.linalg.mlir")
+            for n in MODELS]
+    for n in QUANT_MODELS:
+        folder = root.parent / "quant" / n
+        rows += [ModelFiles(f"{n} ({form})", folder, folder / f"{n}.qdq.onnx",
+                            folder / f"{n}.qdq.{form}.mlir", exact=True) for form in QUANT_FORMS]
+    return rows
+
+
+#: ONNX Runtime's intra-op threads (the machine's 2 cores; ireec's openmp uses the same).
+ORT_THREADS = 2
 
 
 def ort_unavailable() -> Optional[str]:
@@ -89,87 +106,200 @@ def ort_session(path: Path, threads: int = ORT_THREADS):
     return ort.InferenceSession(str(path), sess_options=so, providers=["CPUExecutionProvider"])
 
 
-def measure_ort_vs_ireec(root: Path, build_dir: Path,
-                         timer: Callable[[Sequence[Callable[[], object]]], List[float]],
-                         log: Callable[[str], None]) -> List[OrtRow]:
-    """One :class:`OrtRow` per model of :data:`MODELS` under ``root``
-    (``../shared/models/torch_mlir``). ``timer(fns)`` returns the median milliseconds per
-    call of each of ``fns``, timed in alternating blocks (ONNX Runtime, ireec.load, the bare
-    C call, again and again), so a shared machine whose speed changes during the run slows
-    every side alike. Problems become ``skipped`` reasons, never exceptions."""
+#: The RESULTS.md heading of this section.
+SECTION_TITLE = "## ONNX Runtime"
+
+
+@dataclass
+class OrtRow:
+    """One model: per target of :data:`COLUMNS` the median milliseconds per call of ONNX
+    Runtime and of ireec, whether each output matched (``ort_ok``, ``ireec_ok``: the largest
+    absolute difference from ``out0.npy`` within tolerance, 0 for int8 models), or why the
+    row was skipped."""
+
+    model: str
+    exact: bool = False
+    ort_ms: Dict[str, float] = field(default_factory=dict)
+    ireec_ms: Dict[str, float] = field(default_factory=dict)
+    ort_ok: Optional[bool] = None
+    ireec_ok: Dict[str, bool] = field(default_factory=dict)
+    ireec_err: Dict[str, float] = field(default_factory=dict)
+    skipped: Optional[str] = None
+
+
+def _child_env(threads: int) -> dict:
+    """The environment of a timed process: the repository on ``PYTHONPATH``, ``threads``
+    OpenMP and BLAS threads (numpy's BLAS must not spin beside the engine)."""
+    repo = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS="1")
+    env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def time_in_child(kind: str, path: Path, x_path: Path, threads: int) -> Tuple[float, float]:
+    """``(median ms per call, largest absolute difference from out0.npy)`` of ``kind``
+    (``"ort"``: an :func:`ort_session` of the ONNX model at ``path`` with ``threads`` intra-op
+    threads; ``"ireec"``: the library at ``path`` through ``ireec.load``, ``threads`` OpenMP
+    threads) on ``x_path``, measured in a new Python process (:func:`_child_main`).
+    RuntimeError with the child's last error line when it fails."""
+    cmd = [sys.executable, "-m", "benchmarks.onnx_runtime", "--child", kind, str(path), str(x_path),
+           str(threads)]
+    r = subprocess.run(cmd, env=_child_env(threads), capture_output=True, text=True, timeout=600)
+    if r.returncode != 0 or not r.stdout.split():
+        tail = (r.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{kind} child failed: {tail[:200]}")
+    ms, err = r.stdout.split()[-2:]
+    return float(ms), float(err)
+
+
+def _child_main(kind: str, path: str, x_path: str, threads: int) -> None:
+    """The timed process of :func:`time_in_child`: prints ``<median ms> <max abs diff>``."""
+    x = np.load(x_path)
+    expected = np.load(Path(x_path).parent / "out0.npy")
+    if kind == "ort":
+        sess = ort_session(Path(path), threads)
+        feed = {sess.get_inputs()[0].name: x}
+
+        def call():
+            return sess.run(None, feed)[0]
+    else:
+        from ireec.runtime.loader import load
+
+        m = load(path)
+        fn = m[m.functions[0]]
+
+        def call():
+            return fn(x)
+    y = np.asarray(call())
+    err = float(np.abs(y.astype(np.float64) - expected.astype(np.float64)).max()) if y.shape == expected.shape \
+        else float("inf")
+    end = time.perf_counter() + WARMUP_S
+    while time.perf_counter() < end:
+        call()
+    times = []
+    end = time.perf_counter() + MEASURE_S
+    while time.perf_counter() < end or len(times) < 5:
+        t = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t)
+    print(f"{float(np.median(times)) * 1e3:.6f} {err:.9g}")
+
+
+def _ok(err: float, expected: np.ndarray, exact: bool) -> bool:
+    if exact:
+        return err == 0.0
+    return bool(err <= 1e-4 + 1e-3 * float(np.abs(expected).max()))
+
+
+def measure_ort_vs_ireec(root: Path, build_dir: Path, log: Callable[[str], None],
+                         rounds: int = ROUNDS) -> List[OrtRow]:
+    """One :class:`OrtRow` per model of :func:`model_files` under ``root``
+    (``../shared/models/torch_mlir``): ireec built for each target of :data:`COLUMNS`, then
+    per column ``rounds`` rounds of ONNX Runtime and ireec, each timed in a process of its
+    own (:func:`time_in_child`). Problems become ``skipped`` reasons, never exceptions."""
     from ireec.compiler import compile_file
     from ireec.runtime.build import build_shared_library
-    from ireec.runtime.loader import load
-    from ireec.tools.benchmark import prepare_call
 
     rows = []
     missing = ort_unavailable()
-    for name, folder, onnx, mlir in _model_files(root):
-        row = OrtRow(name)
+    for mf in model_files(root):
+        row = OrtRow(mf.model, exact=mf.exact)
         rows.append(row)
         if missing:
             row.skipped = missing
             continue
-        if not (onnx.is_file() and mlir.is_file() and (folder / "arg0.npy").is_file()):
-            row.skipped = f"{folder} lacks {onnx.name}, {mlir.name} or arg0.npy"
+        x_path = mf.folder / "arg0.npy"
+        if not (mf.onnx.is_file() and mf.mlir.is_file() and x_path.is_file()
+                and (mf.folder / "out0.npy").is_file()):
+            row.skipped = f"{mf.folder} lacks {mf.onnx.name}, {mf.mlir.name}, arg0.npy or out0.npy"
             continue
-        sess = feed = None
         try:
-            x = np.load(folder / "arg0.npy")
-            expected = np.load(folder / "out0.npy")
-            sess = ort_session(onnx)
-            feed = {sess.get_inputs()[0].name: x}
-            row.ort_ok = bool(np.allclose(sess.run(None, feed)[0], expected, rtol=1e-3, atol=1e-4))
-            out = compile_file(str(mlir), target="openmp", module_name=f"ort_{name}")
-            lib = build_shared_library(out.files, out.module_name, build_dir / f"libort_{name}.so",
-                                       target="openmp")
-            m = load(lib)
-            fn = m.functions[0]
-            f = m[fn]
-            row.ireec_ok = bool(np.allclose(f(x), expected, rtol=1e-3, atol=1e-4))
-            row.ort_ms, row.ireec_ms, row.ireec_raw_ms = timer(
-                [lambda: sess.run(None, feed), lambda: f(x), prepare_call(m, fn, [x])])
-            log(f"  {name:<16} ORT {row.ort_ms:8.3f} ms   ireec.load {row.ireec_ms:8.3f} ms   "
-                f"C {row.ireec_raw_ms:8.3f} ms")
+            expected = np.load(mf.folder / "out0.npy")
+            stem = mf.mlir.name.replace(".mlir", "").replace(".", "_")
+            libs = {}
+            for target, _threads in COLUMNS:
+                out = compile_file(str(mf.mlir), target=target, module_name=f"ort_{stem}")
+                libs[target] = build_shared_library(out.files, out.module_name,
+                                                    build_dir / f"libort_{stem}_{target}.so", target=target)
+            ort_errs = []
+            for target, threads in COLUMNS:
+                ort_t, ire_t = [], []
+                for _ in range(rounds):
+                    ms, err = time_in_child("ort", mf.onnx, x_path, threads)
+                    ort_t.append(ms)
+                    ort_errs.append(err)
+                    ms, err = time_in_child("ireec", libs[target], x_path, threads)
+                    ire_t.append(ms)
+                    row.ireec_err[target] = err
+                row.ort_ms[target] = float(np.median(ort_t))
+                row.ireec_ms[target] = float(np.median(ire_t))
+                row.ireec_ok[target] = _ok(row.ireec_err[target], expected, mf.exact)
+                log(f"  {mf.model:<18} {target:<6} ORT {row.ort_ms[target]:8.4f} ms   "
+                    f"ireec {row.ireec_ms[target]:8.4f} ms   x{row.ireec_ms[target] / row.ort_ms[target]:.2f}")
+            row.ort_ok = all(_ok(e, expected, mf.exact) for e in ort_errs)
         except Exception as e:  # an export ORT cannot run, a compile error: recorded
-            _skip(row, e, log)
+            text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            row.skipped = f"{type(e).__name__}: {text[:200]}"
+            log(f"  {mf.model:<18} skipped: {row.skipped}")
         finally:
-            sess = feed = None
-            gc.collect()  # this model's session and its thread pool go before the next
+            gc.collect()
     return rows
 
 
-def _skip(row: OrtRow, e: Exception, log) -> None:
-    text = str(e).strip().splitlines()[0] if str(e).strip() else ""
-    row.skipped = f"{type(e).__name__}: {text[:200]}"
-    log(f"  {row.model:<16} skipped: {row.skipped}")
-
-
-def render_ort(rows: List[OrtRow], version: str) -> List[str]:
-    """The RESULTS.md section of the comparison."""
+def render_ort(rows: List[OrtRow], version: str, context: Sequence[str] = ()) -> List[str]:
+    """The RESULTS.md section of the comparison (:data:`SECTION_TITLE`); ``context``:
+    bullet lines (date, load) put under the description."""
     def ms(v):
         return "—" if v is None else f"{v:.3f}"
 
-    L = ["", "## ONNX Runtime", "",
-         f"ONNX Runtime {version or '(absent)'} (CPU, {ORT_THREADS} intra-op threads, "
-         "`ORT_ENABLE_ALL`) on `../shared/models/torch_mlir/<model>/<model>.onnx`, against "
-         "ireec's `<model>.const.linalg.mlir` built for `openmp` and called through "
-         "`ireec.load` (the Python call included: checks, result allocation), and the bare C "
-         "call of the same library; the int8 QDQ models (`cnn_int8`, `mlp_int8`) from "
-         "`../shared/models/quant/<model>/<model>.qdq.onnx` against `<model>.qdq.tosa.mlir`. "
-         "Milliseconds per call (median); `/ ORT` is ireec.load's "
-         "time divided by ORT's: below 1 means ireec is faster.", "",
-         "| model | ORT ms | ireec.load ms | ireec C ms | / ORT | check ORT | check ireec |",
-         "|---|---:|---:|---:|---:|---|---|"]
+    def ratio(r, t):
+        a, b = r.ireec_ms.get(t), r.ort_ms.get(t)
+        return f"{a / b:.2f}×" if a is not None and b else "—"
+
+    def check(r, t):
+        if t not in r.ireec_ok:
+            return "—"
+        if r.exact:
+            return "identical" if r.ireec_ok[t] else f"**differs** (max {r.ireec_err[t]:.3g})"
+        return f"ok ({r.ireec_err[t]:.1g})" if r.ireec_ok[t] else f"**wrong** ({r.ireec_err[t]:.3g})"
+
+    L = [SECTION_TITLE, "",
+         f"ONNX Runtime {version or '(absent)'} (CPU execution provider, `ORT_ENABLE_ALL`) on "
+         "`../shared/models/torch_mlir/<model>/<model>.onnx` against ireec's "
+         "`<model>.const.linalg.mlir`, and on `../shared/models/quant/<model>/<model>.qdq.onnx` "
+         "against each of ireec's forms (`.qdq.linalg.mlir`, `.qdq.tosa.mlir`). Two comparisons: "
+         "ORT with 2 intra-op threads against ireec's `openmp` build (2 OpenMP threads), and ORT "
+         "with 1 thread against ireec's `c` build. ireec is called through `ireec.load` (the "
+         "Python call included: checks, result allocation). Each engine runs in a process of its "
+         f"own (0.3 s of warm-up, then the median of 1 s of calls), the engines alternating for "
+         f"{ROUNDS} rounds; each column is the median of its rounds (`benchmarks/onnx_runtime.py`). "
+         "`/ ORT` divides ireec's time by ORT's: below 1 means ireec is faster. Checks against "
+         "the exporter's `out0.npy`: within 1e-3 relative for float models (largest absolute "
+         "difference in brackets), identical for the int8 ones.", ""]
+    L += list(context)
+    if context:
+        L.append("")
+    L += ["| model | ORT 2T ms | ireec openmp ms | / ORT | ORT 1T ms | ireec c ms | / ORT | check ORT | "
+          "check openmp | check c |",
+          "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     notes = []
     for r in rows:
         if r.skipped:
-            L.append(f"| {r.model} | — | — | — | — | see below | see below |")
+            L.append(f"| {r.model} | — | — | — | — | — | — | see below | see below | see below |")
             notes.append(f"- `{r.model}`: {r.skipped}")
             continue
-        ratio = f"{r.ireec_ms / r.ort_ms:.2f}×" if r.ort_ms else "—"
-        L.append(f"| {r.model} | {ms(r.ort_ms)} | {ms(r.ireec_ms)} | {ms(r.ireec_raw_ms)} | {ratio} | "
-                 f"{'ok' if r.ort_ok else '**wrong**'} | {'ok' if r.ireec_ok else '**wrong**'} |")
+        ort_check = "ok" if r.ort_ok else "**differs**"
+        L.append(f"| {r.model} | {ms(r.ort_ms.get('openmp'))} | {ms(r.ireec_ms.get('openmp'))} | "
+                 f"{ratio(r, 'openmp')} | {ms(r.ort_ms.get('c'))} | {ms(r.ireec_ms.get('c'))} | "
+                 f"{ratio(r, 'c')} | {ort_check} | {check(r, 'openmp')} | {check(r, 'c')} |")
     if notes:
         L += [""] + notes
     return L
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "--child":
+        _child_main(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    else:
+        sys.exit("usage: python -m benchmarks.onnx_runtime --child {ort,ireec} PATH X_NPY THREADS "
+                 "(the timed process of time_in_child; the section runs from python3 -m benchmarks)")

@@ -13,6 +13,7 @@
                                                 # QEMU (benchmarks/cortex_m.py)
     python3 -m benchmarks --only numpy          # only numpy's timings ("numpy baseline")
     python3 -m benchmarks --only busy           # only the busy-machine table (benchmarks/busy.py)
+    python3 -m benchmarks --only ort            # only ONNX Runtime against ireec (benchmarks/onnx_runtime.py)
 
 Cases (``benchmarks/cases/*.mlir``, linalg on tensors; inputs uniform in [-1, 1) from a
 fixed seed):
@@ -84,7 +85,7 @@ from benchmarks import busy, compile_time, onnx_runtime, peak  # noqa: E402
 from benchmarks import cortex_m, igemm, weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m", "numpy", "busy")
+SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m", "numpy", "busy", "ort")
 NUMPY_SECTION_TITLE = "## numpy baseline"
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
@@ -316,37 +317,6 @@ def time_calls(fn: Callable[[], object], opts: "Options") -> List[float]:
         fn()
         times.append(clock() - t0)
     return times
-
-
-#: Rounds of :func:`interleaved_medians`: each function is timed once per round.
-INTERLEAVED_ROUNDS = 10
-
-
-def interleaved_medians(fns: Sequence[Callable[[], object]], opts: "Options") -> List[float]:
-    """Median milliseconds per call of each of ``fns``, timed in turns: :data:`INTERLEAVED_ROUNDS`
-    rounds, each timing every function for ``repetitions x min_time / rounds`` seconds (at
-    least 5 calls; after one warm-up of ``opts.warmup_time`` each); each median is over that
-    function's calls of every round. On a shared machine whose speed changes during the run,
-    every function sees the same mix of fast and slow phases."""
-    clock = time.perf_counter
-    for fn in fns:
-        end = clock() + opts.warmup_time
-        fn()
-        while clock() < end:
-            fn()
-    seconds, count = parse_min_time(opts.min_time)
-    budget = (seconds or 0.0) * max(1, opts.repetitions) / INTERLEAVED_ROUNDS
-    want = max(5, (count or 0) * max(1, opts.repetitions) // INTERLEAVED_ROUNDS)
-    times: List[List[float]] = [[] for _ in fns]
-    for _ in range(INTERLEAVED_ROUNDS):
-        for fn, ts in zip(fns, times):
-            start = len(ts)
-            stop = clock() + budget
-            while len(ts) - start < want or clock() < stop:
-                t0 = clock()
-                fn()
-                ts.append(clock() - t0)
-    return [float(np.median(ts)) * 1e3 for ts in times]
 
 
 @dataclass
@@ -716,7 +686,7 @@ def render_model_plans(rows) -> List[str]:
 def render_results(results: Sequence[CaseResult], context: Dict[str, object], env: Dict[str, str],
                    targets: Sequence[str], opts: Options, iree_note: Optional[str],
                    plans: Sequence = (), fma_peak: Optional[peak.Peak] = None,
-                   ort_rows: Sequence = (), numpy_runs: Sequence[NumpyRun] = (),
+                   ort_lines: Sequence[str] = (), numpy_runs: Sequence[NumpyRun] = (),
                    busy_rows: Sequence = (), busy_context: Sequence[str] = ()) -> str:
     """RESULTS.md: machine, date, one row per case and target, skipped cells with their
     reason, and how it was measured. ``numpy_runs``: the 1- and 2-thread numpy runs
@@ -805,8 +775,8 @@ def render_results(results: Sequence[CaseResult], context: Dict[str, object], en
     for r in results:
         L.append(f"- `{r.case.name}`: {r.case.what} (`{_display_path(r.case.path)}`, "
                  f"function `@{r.case.function}`)")
-    if ort_rows:
-        L += onnx_runtime.render_ort(list(ort_rows), onnx_runtime.ort_version())
+    if ort_lines:
+        L += [""] + list(ort_lines)
     if busy_rows:
         L += [""] + busy.render_busy(list(busy_rows), list(busy_context))
     if plans:
@@ -1051,6 +1021,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _numpy_only(args, cases, opts)
     if args.only == "busy":
         return _busy_only(args, 100 if args.quick else busy.CALLS)
+    if args.only == "ort":
+        return _ort_only(args)
     iree_note = None
     use_iree = not args.no_iree
     if use_iree:
@@ -1082,13 +1054,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             r.numpy.median_ms = numpy_runs[0].times.get(r.case.name)
         r.numpy2_ms = numpy_runs[1].times.get(r.case.name)
     models = shared_dir() / "models"
-    ort_rows = []
+    ort_lines: List[str] = []
     if not args.no_ort and (models / "torch_mlir").is_dir():
-        log("ONNX Runtime against ireec (openmp, through ireec.load)")
-
-        def timer(fns):
-            return interleaved_medians(fns, opts)
-        ort_rows = onnx_runtime.measure_ort_vs_ireec(models / "torch_mlir", build_dir, timer, log)
+        log("ONNX Runtime against ireec (openmp / 2 threads, c / 1 thread; a process per engine)")
+        ort_load = _load_average()
+        ort_rows = onnx_runtime.measure_ort_vs_ireec(models / "torch_mlir", build_dir, log)
+        ort_lines = onnx_runtime.render_ort(ort_rows, onnx_runtime.ort_version(),
+                                            _ort_context(ort_load, partial=False))
     plans = model_plans(models) if models.is_dir() and not args.cases else []
     busy_rows, busy_context = [], []
     if not args.cases and (models / "torch_mlir").is_dir():
@@ -1097,7 +1069,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         busy_rows = busy.measure_busy(models / "torch_mlir", build_dir, log,
                                       calls=100 if args.quick else busy.CALLS)
         busy_context = busy.context_lines(", ".join(f"{v:.2f}" for v in load))
-    text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_rows,
+    text = render_results(results, context, env, targets, opts, iree_note, plans, fma_peak, ort_lines,
                           numpy_runs, busy_rows, busy_context)
     text = compile_time.replace_section(text, NUMPY_SECTION_TITLE,
                                         render_numpy(numpy_runs, results, context.get("load_avg") or [],
@@ -1170,6 +1142,33 @@ def _busy_only(args, calls: int) -> int:
                              lambda m: print(m, flush=True), calls=calls)
     lines = busy.render_busy(rows, busy.context_lines(load, partial=True), calls)
     return _splice_section(args.output, busy.SECTION_TITLE, lines, "busy-machine")
+
+
+def _ort_context(load_before, partial: bool) -> List[str]:
+    """The bullet lines under the ONNX Runtime table: date, cores and load average before and
+    after, and whether this is a partial run."""
+    import datetime
+
+    def fmt(v):
+        return ", ".join(f"{x:.2f}" for x in v)
+    lines = [f"- date {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}; "
+             f"{os.cpu_count()} cores; load average {fmt(load_before)} before, {fmt(_load_average())} after "
+             "(other work on this shared machine included)"]
+    if partial:
+        lines.append("- from a partial run: `python3 -m benchmarks --only ort`, not the whole `make bench`")
+    return lines
+
+
+def _ort_only(args) -> int:
+    """``--only ort``: the ONNX Runtime section (benchmarks/onnx_runtime.py), spliced into
+    ``--output``."""
+    load = _load_average()
+    build_dir = Path(args.build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    rows = onnx_runtime.measure_ort_vs_ireec(shared_dir() / "models" / "torch_mlir", build_dir,
+                                             lambda m: print(m, flush=True))
+    lines = onnx_runtime.render_ort(rows, onnx_runtime.ort_version(), _ort_context(load, partial=True))
+    return _splice_section(args.output, onnx_runtime.SECTION_TITLE, lines, "ONNX Runtime")
 
 
 def _weight_scale_only(args, sizes, repeats, work_parent) -> int:
