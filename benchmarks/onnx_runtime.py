@@ -203,7 +203,7 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path, log: Callable[[str], None]
     rows = []
     missing = ort_unavailable()
     for mf in model_files(root):
-        row = OrtRow(mf.model, exact=mf.exact)
+        row = OrtRow(mf.name, exact=mf.exact)
         rows.append(row)
         if missing:
             row.skipped = missing
@@ -234,13 +234,13 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path, log: Callable[[str], None]
                 row.ort_ms[target] = float(np.median(ort_t))
                 row.ireec_ms[target] = float(np.median(ire_t))
                 row.ireec_ok[target] = _ok(row.ireec_err[target], expected, mf.exact)
-                log(f"  {mf.model:<18} {target:<6} ORT {row.ort_ms[target]:8.4f} ms   "
+                log(f"  {mf.name:<18} {target:<6} ORT {row.ort_ms[target]:8.4f} ms   "
                     f"ireec {row.ireec_ms[target]:8.4f} ms   x{row.ireec_ms[target] / row.ort_ms[target]:.2f}")
             row.ort_ok = all(_ok(e, expected, mf.exact) for e in ort_errs)
         except Exception as e:  # an export ORT cannot run, a compile error: recorded
             text = str(e).strip().splitlines()[0] if str(e).strip() else ""
             row.skipped = f"{type(e).__name__}: {text[:200]}"
-            log(f"  {mf.model:<18} skipped: {row.skipped}")
+            log(f"  {mf.name:<18} skipped: {row.skipped}")
         finally:
             gc.collect()
     return rows
