@@ -247,3 +247,29 @@ func.func @f(%x: tensor<1x9x8x3xf32>, %w: tensor<3x3x3x16xf32>) -> tensor<1x7x6x
     np.testing.assert_allclose(ireec.compile_source(src, target="openmp").f(x, flt), want, rtol=1e-4, atol=1e-4)
     strict = get_target("c").configure(strict_fp=True)
     np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt), want)
+
+
+FHWC_CONV = """
+func.func @f(%x: tensor<1x12x12x8xf32>, %w: tensor<16x3x3x8xf32>) -> tensor<1x10x10x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x10x10x16xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<1x10x10x16xf32>) -> tensor<1x10x10x16xf32>
+  %r = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+       ins(%x, %w : tensor<1x12x12x8xf32>, tensor<16x3x3x8xf32>) outs(%i : tensor<1x10x10x16xf32>) -> tensor<1x10x10x16xf32>
+  return %r : tensor<1x10x10x16xf32>
+}
+"""
+
+
+def test_fhwc_filter_takes_im2col():
+    """An NHWC convolution whose filter keeps the output channels apart (FHWC, TOSA's layout)
+    takes im2col even with 8 input channels per tap (the HWCF loop nest's threshold does not
+    apply: that nest cannot vectorize along f); the result matches numpy."""
+    assert "ireec.im2col" in compile_to_c(FHWC_CONV, "t.mlir", target="c", compile_to="hal").ir_text
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((1, 12, 12, 8)).astype(np.float32)
+    w = rng.standard_normal((16, 3, 3, 8)).astype(np.float32)
+    got = ireec.compile_source(FHWC_CONV, target="c").f(x, w)
+    win = np.lib.stride_tricks.sliding_window_view(x[0], (3, 3), axis=(0, 1))  # oh, ow, c, kh, kw
+    want = np.einsum("hwcij,fijc->hwf", win.astype(np.float64), w.astype(np.float64))[None]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
