@@ -12,6 +12,14 @@
 // CHECK-NEXT:      arith.sitofp %[[S2]] : i32 to f32
 // CHECK-NOT:       arith.extsi
 // CHECK-NOT:       to i8
+// An extension to i64 (ONNX's DequantizeLinear) is rebuilt at i32 and extended from there:
+// a float to i64 conversion is a library call on 32-bit targets.
+// CHECK:       func.func @qdq64_dispatch_0_elementwise_64_f32()
+// CHECK:           %[[Q6:.*]] = arith.fptosi %{{.*}} : f32 to i32
+// CHECK-NEXT:      %[[T1:.*]] = arith.select %{{.*}}, %{{.*}}, %[[Q6]] : i32
+// CHECK-NEXT:      %[[T2:.*]] = arith.select %{{.*}}, %{{.*}}, %[[T1]] : i32
+// CHECK-NEXT:      %[[W6:.*]] = arith.extsi %[[T2]] : i32 to i64
+// CHECK-NEXT:      arith.sitofp %[[W6]] : i64 to f32
 // CHECK:       func.func @kept_dispatch_0_elementwise_64_i8()
 // An i8 that is also stored keeps its conversion and its extension (nothing computed twice).
 // CHECK:           %[[N:.*]] = arith.fptosi %{{.*}} : f32 to i8
@@ -58,6 +66,49 @@ module {
     %0 = "stream.tensor.import"(%arg0) {index = 0 : index, size = 256 : index} : (!hal.buffer_view) -> (!stream.resource<external>)
     %1 = "stream.resource.result"() {index = 0 : index, size = 256 : index} : () -> (!stream.resource<external>)
     "hal.command_buffer.dispatch"(%0, %1) {entry_point = @qdq_dispatch_0::@embedded_c::@qdq_dispatch_0_elementwise_64_f32, access = ["ro", "wo"], offsets = array<i64: 0, 0>, sizes = array<i64: 256, 256>} : (!stream.resource<external>, !stream.resource<external>) -> ()
+    %2 = "stream.tensor.export"(%1) {index = 0 : index} : (!stream.resource<external>) -> (!hal.buffer_view)
+    return %2 : !hal.buffer_view
+  }
+  "hal.executable"() ({
+    "hal.executable.variant"() ({
+      "hal.executable.export"() {sym_name = "qdq64_dispatch_0_elementwise_64_f32", ordinal = 0 : index, bindings = 2 : index, workgroup_count = array<i64: 1, 1, 1>, workgroup_size = array<i64: 1, 1, 1>} : () -> ()
+      module {
+        func.func @qdq64_dispatch_0_elementwise_64_f32() attributes {ireec.distribution = array<i64: 64, 64>, translation_info = #iree_codegen.translation_info<pipeline = CPUDoubleTilingExpert>} {
+          %0 = "hal.interface.binding.subspan"() {binding = 0 : index, descriptor_flags = "ReadOnly"} : () -> (memref<64xf32>)
+          %1 = "hal.interface.binding.subspan"() {binding = 1 : index, descriptor_flags = "None"} : () -> (memref<64xf32>)
+          %2 = arith.constant 0 : index
+          %3 = arith.constant 64 : index
+          %4 = arith.constant 0 : index
+          %5 = arith.constant 1 : index
+          scf.for %arg0 = %4 to %3 step %5 {
+            %6 = arith.addi %2, %arg0 : index
+            %7 = memref.load %0[%6] : memref<64xf32>
+            %8 = arith.constant 2.5e-01 : f32
+            %9 = arith.constant 1.28e+02 : f32
+            %10 = arith.constant -1.28e+02 : f32
+            %11 = arith.constant 127 : i8
+            %12 = arith.constant -128 : i8
+            %13 = arith.divf %7, %8 : f32
+            %14 = math.roundeven %13 : f32
+            %15 = arith.fptosi %14 : f32 to i8
+            %16 = arith.cmpf oge, %14, %9 : f32
+            %17 = arith.cmpf olt, %14, %10 : f32
+            %18 = arith.select %16, %11, %15 : i8
+            %19 = arith.select %17, %12, %18 : i8
+            %20 = arith.extsi %19 : i8 to i64
+            %21 = arith.sitofp %20 : i64 to f32
+            %22 = arith.mulf %21, %8 : f32
+            memref.store %22, %1[%6] : memref<64xf32>
+          }
+          return
+        }
+      }
+    }) {sym_name = "embedded_c", target = "c"} : () -> ()
+  }) {sym_name = "qdq64_dispatch_0", sym_visibility = "private"} : () -> ()
+  func.func @qdq64(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub, iree.reflection = {iree.abi.declaration = "sync func @qdq64(%input0: tensor<64xf32>) -> (%output0: tensor<64xf32>)"}, ireec.abi.tensor_type = (tensor<64xf32>) -> tensor<64xf32>, stream.memory_plan = {arena_bytes = 0 : index, lower_bound_bytes = 0 : index, transient_sum_bytes = 0 : index}} {
+    %0 = "stream.tensor.import"(%arg0) {index = 0 : index, size = 256 : index} : (!hal.buffer_view) -> (!stream.resource<external>)
+    %1 = "stream.resource.result"() {index = 0 : index, size = 256 : index} : () -> (!stream.resource<external>)
+    "hal.command_buffer.dispatch"(%0, %1) {entry_point = @qdq64_dispatch_0::@embedded_c::@qdq64_dispatch_0_elementwise_64_f32, access = ["ro", "wo"], offsets = array<i64: 0, 0>, sizes = array<i64: 256, 256>} : (!stream.resource<external>, !stream.resource<external>) -> ()
     %2 = "stream.tensor.export"(%1) {index = 0 : index} : (!stream.resource<external>) -> (!hal.buffer_view)
     return %2 : !hal.buffer_view
   }

@@ -17,7 +17,10 @@ An ``i8`` in the middle of an f32 loop makes GCC 12 pick vectors of as many lane
 3x3 convolution's quantizing epilogue: 8192 elements, ~100 us). Rewritten, in the
 executables' kernels, for ``arith.extsi`` (``arith.extui``) of a value that is
 
-- an ``arith.fptosi`` (``arith.fptoui``): the conversion to the wide type. Where the narrow
+- an ``arith.fptosi`` (``arith.fptoui``): the conversion to the wide type (at most ``i32``:
+  an extension to ``i64``, as ONNX's ``DequantizeLinear`` lowers, keeps an ``extsi`` from
+  the ``i32``, since a float to ``i64`` conversion is a library call on 32-bit targets and
+  made a Cortex-M4 run 1.4x the instructions). Where the narrow
   conversion is defined (the float within the narrow range) both give the same integer;
   elsewhere the narrow one is poison (C: undefined), which the wide result refines;
 - an integer ``arith.constant``: the constant extended;
@@ -36,6 +39,8 @@ from ...ir.attributes import IntegerAttr
 from ...ir.core import Builder, Operation, Value
 from ..pass_base import Pass, PassContext, register_pass
 
+#: Widest integer the chain is rebuilt at (a wider extension keeps its last step).
+CHAIN_MAX_WIDTH = 32
 #: The extensions folded and the float conversion each goes through.
 CONVERSION_OF = {"arith.extsi": "arith.fptosi", "arith.extui": "arith.fptoui"}
 
@@ -52,7 +57,10 @@ class _Widening:
     def __init__(self, ext: Operation):
         self.ext = ext
         self.signed = ext.name == "arith.extsi"
-        self.wide = ext.results[0].type
+        self.result = ext.results[0].type
+        # The chain is rebuilt at 32 bits at most: a float to i64 conversion is a library
+        # call on 32-bit targets (__aeabi_f2lz on a Cortex-M), a sign extension is not.
+        self.wide = T.IntegerType(CHAIN_MAX_WIDTH) if self.result.width > CHAIN_MAX_WIDTH else self.result
         self.b = Builder.before(ext)
         self.narrow_ops: List[Operation] = []
         self.converts = 0
@@ -97,6 +105,8 @@ def fold_extension(ext: Operation) -> bool:
     if not w.plan(src) or w.converts == 0:
         return False
     new = w.build(src)
+    if w.wide != w.result:  # the rest of the way as an extension of the i32
+        new = w.b.create(ext.name, [new], [w.result]).results[0]
     ext.replace_with([new])
     for op in reversed(w.narrow_ops):  # users before their operands
         if op.parent is not None and not any(r.uses for r in op.results):
