@@ -27,6 +27,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+#: The timing driver both programs end with (after their ``chains`` and the macros ``ISA``,
+#: ``TOTAL_T``: the type of the checksum ``chains`` returns, ``CHAIN_ARG(t)``: thread ``t``'s
+#: seed, ``OPS_PER_ITERATION``: operations per iteration of ``chains``, a multiply-add
+#: counting 2): ``THREADS ITERATIONS`` runs ``chains`` on every thread, three times, and prints
+#: ``<isa> <G operations/s of the fastest run> <checksum>``.
+TIMING_MAIN = r"""
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  int threads = argc > 1 ? atoi(argv[1]) : 1;
+  long iterations = argc > 2 ? atol(argv[2]) : 100000000L;
+  TOTAL_T total = 0;
+  double best = 0.0;
+  for (int rep = 0; rep < 3; ++rep) {  /* the fastest of 3: the least disturbed */
+    double t0 = now();
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) reduction(+:total) schedule(static, 1)
+#endif
+    for (int t = 0; t < threads; ++t) total += chains(iterations, CHAIN_ARG(t));
+    double seconds = now() - t0;
+    double rate = OPS_PER_ITERATION * (double)iterations * threads / seconds * 1e-9;
+    if (rate > best) best = rate;
+  }
+  printf("%s %.3f %g\n", ISA, best, (double)total);
+  return 0;
+}
+"""
+
+
 #: The measuring program: ``peak THREADS ITERATIONS`` prints ``<isa> <GFLOP/s>``.
 PEAK_C = r"""
 #include <stdio.h>
@@ -74,31 +107,10 @@ static float chains(long iterations, float seed) {
          sum(a8) + sum(a9) + sum(a10) + sum(a11);
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-int main(int argc, char **argv) {
-  int threads = argc > 1 ? atoi(argv[1]) : 1;
-  long iterations = argc > 2 ? atol(argv[2]) : 100000000L;
-  float total = 0.0f;
-  double best = 0.0;
-  for (int rep = 0; rep < 3; ++rep) {  /* the fastest of 3: the least disturbed */
-    double t0 = now();
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) reduction(+:total) schedule(static, 1)
-#endif
-    for (int t = 0; t < threads; ++t) total += chains(iterations, (float)t);
-    double seconds = now() - t0;
-    double gflops = 2.0 * 12.0 * LANES * (double)iterations * threads / seconds * 1e-9;
-    if (gflops > best) best = gflops;
-  }
-  printf("%s %.3f %g\n", ISA, best, (double)total);
-  return 0;
-}
-"""
+#define TOTAL_T float
+#define CHAIN_ARG(t) ((float)(t))
+#define OPS_PER_ITERATION (2.0 * 12.0 * LANES)
+""" + TIMING_MAIN
 
 
 #: The VNNI measuring program: ``vnni_peak THREADS ITERATIONS`` prints ``<isa> <GOP/s>``.
@@ -146,31 +158,10 @@ static int chains(long iterations, int seed) {
          sum(ADD(ADD(a8, a9), ADD(a10, a11)));
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-int main(int argc, char **argv) {
-  int threads = argc > 1 ? atoi(argv[1]) : 1;
-  long iterations = argc > 2 ? atol(argv[2]) : 100000000L;
-  int total = 0;
-  double best = 0.0;
-  for (int rep = 0; rep < 3; ++rep) {  /* the fastest of 3: the least disturbed */
-    double t0 = now();
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) reduction(+:total) schedule(static, 1)
-#endif
-    for (int t = 0; t < threads; ++t) total += chains(iterations, t);
-    double seconds = now() - t0;
-    double gops = 2.0 * 4.0 * LANES * 12.0 * (double)iterations * threads / seconds * 1e-9;
-    if (gops > best) best = gops;
-  }
-  printf("%s %.3f %d\n", ISA, best, total);
-  return 0;
-}
-"""
+#define TOTAL_T int
+#define CHAIN_ARG(t) (t)
+#define OPS_PER_ITERATION (2.0 * 4.0 * LANES * 12.0)
+""" + TIMING_MAIN
 
 
 @dataclass
