@@ -19,7 +19,7 @@ import ireec
 from ireec.compiler import compile_source as compile_to_c
 from ireec.targets.c import UKERNEL_HEADERS, runtime_header
 
-from .common import shared_path
+from .common import cached_module, random_i8, shared_path
 from .models import inputs_and_expected
 
 
@@ -125,10 +125,6 @@ SRC = "".join(_qmatmul(n, m, nn, k, az, bz) if n.startswith("q") else _matmul(n,
               for n, (m, nn, k, az, bz) in CASES.items()) + OTHERS
 
 
-def _i8(rng, shape, extreme=False):
-    if extreme:  # only -128 and 127: the largest products, any saturation would show
-        return np.where(rng.random(shape) < 0.5, -128, 127).astype(np.int8)
-    return rng.integers(-128, 128, shape, dtype=np.int8)
 
 
 def _ref(a, b, az=0, bz=0):
@@ -141,10 +137,6 @@ def modules():
     return {}
 
 
-def _module(modules, target):
-    if target not in modules:
-        modules[target] = ireec.compile_source(SRC, target=target)
-    return modules[target]
 
 
 def test_contractions_call_the_micro_kernel():
@@ -174,24 +166,24 @@ def test_contractions_call_the_micro_kernel():
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_matches_numpy_exactly(target, modules):
-    m = _module(modules, target)
+    m = cached_module(modules, SRC, target)
     rng = np.random.default_rng(0)
     for name, (mm, n, k, az, bz) in CASES.items():
         for extreme in (False, True):
-            a, b = _i8(rng, (mm, k), extreme), _i8(rng, (k, n), extreme)
+            a, b = random_i8(rng, (mm, k), extreme), random_i8(rng, (k, n), extreme)
             got = getattr(m, name)(a, b)
             assert got.dtype == np.int32
             np.testing.assert_array_equal(got, _ref(a, b, az, bz), err_msg=f"{name} extreme={extreme}")
-    a, b = _i8(rng, (19, 70)), _i8(rng, (70, 33))
+    a, b = random_i8(rng, (19, 70)), random_i8(rng, (70, 33))
     c = rng.integers(-2**31, 2**31, (19, 33), dtype=np.int64).astype(np.int32)
     np.testing.assert_array_equal(m.acc(a, b, c), (c.astype(np.int64) + _ref(a, b)).astype(np.int32))
-    a, b = _i8(rng, (3, 17, 33)), _i8(rng, (3, 33, 50))
+    a, b = random_i8(rng, (3, 17, 33)), random_i8(rng, (3, 33, 50))
     np.testing.assert_array_equal(m.batch(a, b), np.stack([_ref(a[i], b[i]) for i in range(3)]))
-    a, b = _i8(rng, (23, 40), True), _i8(rng, (40, 35))
+    a, b = random_i8(rng, (23, 40), True), random_i8(rng, (40, 35))
     np.testing.assert_array_equal(m.u8u8(a, b), _ref(a.view(np.uint8), b.view(np.uint8)))
-    a, b = _i8(rng, (37, 29)), _i8(rng, (29, 53))
+    a, b = random_i8(rng, (37, 29)), random_i8(rng, (29, 53))
     np.testing.assert_array_equal(m.swapped(b, a), _ref(a, b.view(np.uint8), 5, -9))
-    a, bt = _i8(rng, (29, 45)), _i8(rng, (61, 45))
+    a, bt = random_i8(rng, (29, 45)), random_i8(rng, (61, 45))
     np.testing.assert_array_equal(m.unsigned_nt(a, bt), _ref(a.view(np.uint8), bt.T, 128, 0))
 
 
@@ -219,7 +211,7 @@ def test_prebuilt_family_object(tmp_path, monkeypatch):
     dyn = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True).stdout
     assert "ireec_uk_igemm" not in dyn
     rng = np.random.default_rng(4)
-    a, b = _i8(rng, (20, 40)), _i8(rng, (40, 30))
+    a, b = random_i8(rng, (20, 40)), random_i8(rng, (40, 30))
     np.testing.assert_array_equal(ireec.load(str(lib)).f(a, b), _ref(a, b))
 
 
@@ -357,7 +349,7 @@ def test_quantized_matmul_on_cortex_m4(tmp_path, capsys, monkeypatch):
     src = tmp_path / "q.mlir"
     src.write_text(_qmatmul("main", 37, 53, 29, -3, 7))
     rng = np.random.default_rng(5)
-    a, b = _i8(rng, (37, 29)), _i8(rng, (29, 53))
+    a, b = random_i8(rng, (37, 29)), random_i8(rng, (29, 53))
     want = _ref(a, b, -3, 7)
     elf, words = _on_cortex_m(src, "main", [a, b], [want], tmp_path, capsys, monkeypatch)
     i = words.index("status")

@@ -15,6 +15,8 @@ import pytest
 import ireec
 from ireec.compiler import compile_source as compile_to_c
 
+from .common import cached_module, random_i8
+
 #: name -> (op, n, c, h, w, f, kh, kw, strides, dilations, izp, kzp, pad)
 CASES = {
     "hwcf_s1": ("conv_2d_nhwc_hwcf_q", 1, 13, 11, 12, 17, 3, 3, (1, 1), (1, 1), -3, 5, 0),
@@ -127,10 +129,6 @@ def _reference(op, x, w, strides, dilations, izp, kzp, pad, c0=None):
     return out.astype(np.int32)
 
 
-def _i8(rng, shape, extreme=False):
-    if extreme:  # only -128 and 127: the largest products
-        return np.where(rng.random(shape) < 0.5, -128, 127).astype(np.int8)
-    return rng.integers(-128, 128, shape, dtype=np.int8)
 
 
 @pytest.fixture(scope="module")
@@ -138,10 +136,6 @@ def modules():
     return {}
 
 
-def _module(modules, target):
-    if target not in modules:
-        modules[target] = ireec.compile_source(SRC, target=target)
-    return modules[target]
 
 
 def test_convolutions_call_the_micro_kernel():
@@ -164,12 +158,12 @@ def test_convolutions_call_the_micro_kernel():
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_matches_numpy_exactly(target, modules):
-    m = _module(modules, target)
+    m = cached_module(modules, SRC, target)
     rng = np.random.default_rng(0)
     for name, (op, n, c, h, w, f, kh, kw, st, dl, izp, kzp, pad) in CASES.items():
         xs, ws, _ = _shapes(op, n, c, h, w, f, kh, kw, st, dl, pad)
         for extreme in (False, True):
-            x, wt = _i8(rng, xs, extreme), _i8(rng, ws, extreme)
+            x, wt = random_i8(rng, xs, extreme), random_i8(rng, ws, extreme)
             got = getattr(m, name)(x, wt)
             assert got.dtype == np.int32
             np.testing.assert_array_equal(got, _reference(op, x, wt, st, dl, izp, kzp, pad),
@@ -177,7 +171,7 @@ def test_matches_numpy_exactly(target, modules):
     for name, (base, acc, zps) in EXTRA.items():
         op, n, c, h, w, f, kh, kw, st, dl, izp, kzp, pad = CASES[base]
         xs, ws, os_ = _shapes(op, n, c, h, w, f, kh, kw, st, dl, pad)
-        x, wt = _i8(rng, xs), _i8(rng, ws)
+        x, wt = random_i8(rng, xs), random_i8(rng, ws)
         if acc:
             c0 = rng.integers(-2**31, 2**31, os_, dtype=np.int64).astype(np.int32)
             want = _reference(op, x, wt, st, dl, izp, kzp, pad, c0.astype(np.int64))
@@ -204,5 +198,5 @@ def test_small_stack_budget_packs_chunks(target, tmp_path):
     m = ireec.compile_source(src, target=target, options=opts)
     rng = np.random.default_rng(1)
     xs, ws, _ = _shapes(*case[:10], case[12])
-    x, wt = _i8(rng, xs), _i8(rng, ws)
+    x, wt = random_i8(rng, xs), random_i8(rng, ws)
     np.testing.assert_array_equal(m.f(x, wt), _reference(case[0], x, wt, case[8], case[9], -4, 6, 0))
