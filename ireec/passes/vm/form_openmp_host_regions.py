@@ -121,14 +121,16 @@ def call_work(calls: Sequence[Operation], launches: Collection[str], flops: Mapp
     return total
 
 
-def form_region(f: Operation, workshare: Dict[str, dict], serial: bool = False) -> None:
+def form_region(f: Operation, workshare: Dict[str, dict], serial: bool = False,
+                parts: Optional[Tuple[List[Operation], List[Operation], Operation]] = None) -> None:
     """Run the calls of host function ``f`` in one parallel region, in place (see the module
     docstring); ``workshare``: {launch: the target's work-shared variant} of the kernels;
     ``serial``: a team of one (``parallel if(0)``) for a call too small to share. Leaves
     ``f`` as it is when its body is not straight-line or (not ``serial``) it has fewer than
     two calls of a work-shared (several-workgroup) launch: the region then saves no
-    fork/join; a serial one needs one such call."""
-    parts = straight_line(f)
+    fork/join; a serial one needs one such call. ``parts``: :func:`straight_line` of ``f``
+    when the caller has it already."""
+    parts = parts if parts is not None else straight_line(f)
     if parts is None:
         return
     prelude, calls, ret = parts
@@ -180,4 +182,4 @@ class FormOpenMPHostRegionsPass(Pass):
             if f.attributes["kind"].value == "host":
                 parts = straight_line(f)
                 work = None if parts is None or flops is None else call_work(parts[1], workshare, flops, ctx.module_name)
-                form_region(f, workshare, serial=work is not None and work < MIN_PARALLEL_WORK)
+                form_region(f, workshare, serial=work is not None and work < MIN_PARALLEL_WORK, parts=parts)
