@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 #: The timing driver both programs end with (after their ``chains`` and the macros ``ISA``,
 #: ``TOTAL_T``: the type of the checksum ``chains`` returns, ``CHAIN_ARG(t)``: thread ``t``'s
@@ -187,34 +187,20 @@ def measure_peak(threads: Optional[int] = None, iterations: int = 50_000_000,
     missing compiler or a failing run gives a Peak with ``error`` set."""
     threads = threads or int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
     cc = cc or os.environ.get("CC", "cc")
-    with tempfile.TemporaryDirectory(prefix="ireec-peak-") as d:
-        src, exe = Path(d) / "peak.c", Path(d) / "peak"
-        src.write_text(PEAK_C)
-        try:
-            subprocess.run([cc, "-O2", "-march=native", "-ffp-contract=fast", "-fopenmp", str(src),
-                            "-o", str(exe)], check=True, capture_output=True, text=True, timeout=120)
-            out = {}
-            for n in sorted({1, threads}):
-                proc = subprocess.run([str(exe), str(n), str(iterations)], check=True,
-                                      capture_output=True, text=True, timeout=300)
-                isa, gflops, _ = proc.stdout.split()
-                out[n] = (isa, float(gflops))
-        except (OSError, subprocess.SubprocessError, ValueError) as e:
-            err = getattr(e, "stderr", None) or str(e)
-            return Peak(threads=threads, error=f"peak program failed: {str(err).strip()[:200]}")
-    return Peak(isa=out[1][0], one_thread=out[1][1], all_threads=out[threads][1], threads=threads)
+    return _run_peak_program(PEAK_C, "peak", threads, iterations, cc, "peak program failed",
+                             ("-ffp-contract=fast",))
 
 
 def _run_peak_program(source: str, name: str, threads: int, iterations: int, cc: str,
-                      error: str) -> Peak:
-    """Build ``source`` with ``cc -O2 -march=native -fopenmp`` and run it on 1 and on
+                      error: str, flags: Sequence[str] = ()) -> Peak:
+    """Build ``source`` with ``cc -O2 -march=native <flags> -fopenmp`` and run it on 1 and on
     ``threads`` threads (it prints ``<isa> <rate> <checksum>``); a Peak, with ``error``
     (prefixed by ``error``) when it cannot be built or run."""
     with tempfile.TemporaryDirectory(prefix=f"ireec-{name}-") as d:
         src, exe = Path(d) / f"{name}.c", Path(d) / name
         src.write_text(source)
         try:
-            subprocess.run([cc, "-O2", "-march=native", "-fopenmp", str(src), "-o", str(exe)],
+            subprocess.run([cc, "-O2", "-march=native", *flags, "-fopenmp", str(src), "-o", str(exe)],
                            check=True, capture_output=True, text=True, timeout=120)
             out = {}
             for n in sorted({1, threads}):
