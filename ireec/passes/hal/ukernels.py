@@ -349,11 +349,19 @@ def igemm_blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None)
     """``(MC, NC, KC)`` of ``ireec_uk_igemm`` for a workgroup tile of ``m x n`` with reduction
     ``k``: :data:`IGEMM_MC`, :data:`IGEMM_NC`, :data:`IGEMM_KC`, no larger than the problem,
     halved (KC, then NC, then MC) while the work array exceeds ``max_work_bytes``."""
-    mc, nc, kc = min(IGEMM_MC, m), min(IGEMM_NC, n), min(IGEMM_KC, k)
-    while max_work_bytes is not None and igemm_work_bytes(mc, nc, kc) > max_work_bytes:
+    return _fit_blocking((min(IGEMM_MC, m), min(IGEMM_NC, n), min(IGEMM_KC, k)), IGEMM_MAX_NR,
+                         igemm_work_bytes, max_work_bytes)
+
+
+def _fit_blocking(blocks: Sequence[int], max_nr: int, work_bytes, max_work_bytes: Optional[int]):
+    """``blocks`` = ``(mc, nc, kc)`` halved (KC down to 16, then NC down to ``max_nr``, the
+    kernel's widest register tile, then MC down to 8) while ``work_bytes(mc, nc, kc)`` (the
+    micro-kernel's work array, bytes) exceeds ``max_work_bytes``; unchanged for None."""
+    mc, nc, kc = blocks
+    while max_work_bytes is not None and work_bytes(mc, nc, kc) > max_work_bytes:
         if kc > 16:
             kc //= 2
-        elif nc > IGEMM_MAX_NR:
+        elif nc > max_nr:
             nc //= 2
         elif mc > 8:
             mc //= 2
@@ -532,17 +540,8 @@ def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Se
     """``(MC, NC, KC)`` for a workgroup tile of ``m x n`` with reduction ``k``: the constants
     above, no larger than the problem, halved (KC, then NC, then MC) while the work array
     exceeds ``max_work_bytes`` (half of ``--max-stack-bytes``)."""
-    mc, nc, kc = min(MC, m), min(NC, n), min(KC, k)
-    while max_work_bytes is not None and 4 * work_floats(mc, nc, kc) > max_work_bytes:
-        if kc > 16:
-            kc //= 2
-        elif nc > 32:
-            nc //= 2
-        elif mc > 8:
-            mc //= 2
-        else:
-            break
-    return mc, nc, kc
+    return _fit_blocking((min(MC, m), min(NC, n), min(KC, k)), 32,
+                         lambda mc, nc, kc: 4 * work_floats(mc, nc, kc), max_work_bytes)
 
 
 #: The depthwise-convolution micro-kernel (runtime_c/ireec_ukernel.h).
