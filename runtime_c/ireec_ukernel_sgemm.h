@@ -112,6 +112,11 @@ typedef struct {
    * output of 24 channels is 16 + 8 on AVX-512, not 16 + a zero-padded copy of 16). */
   ireec_uk_sgemm_tile_fn quarter;
   ireec_uk_sgemm_row_fn quarter_row;
+  /* Tiles of mr/2 rows (full, half and quarter width) for the rows a block leaves below a
+   * whole register tile (an output of 12 channels is 8 + 4 rows, a 3x3 image's 9 pixels
+   * 8 + 1): at least mr/2 of them go through one of these rather than a one-row kernel
+   * each, which loads every B vector again per row. NULL where there are none. */
+  ireec_uk_sgemm_tile_fn short_tile, short_half, short_quarter;
 } ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
@@ -277,6 +282,21 @@ IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x8, __attribute__((target("avx2,fma")))
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_6x4, __attribute__((target("avx2,fma"))), ireec_uk_v4f, 4, 6, 1,
                     IREEC_UK_NO_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_8v, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 1)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_3x16, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 3, 2,
+                    IREEC_UK_NO_EPILOGUE_CASES)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_3x8, __attribute__((target("avx2,fma"))), ireec_uk_v8f, 8, 3, 1,
+                    IREEC_UK_NO_EPILOGUE_CASES)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_3x4, __attribute__((target("avx2,fma"))), ireec_uk_v4f, 4, 3, 1,
+                    IREEC_UK_NO_EPILOGUE_CASES)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x32,
+                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 4, 2,
+                    IREEC_UK_NO_EPILOGUE_CASES)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x16,
+                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 4, 1,
+                    IREEC_UK_NO_EPILOGUE_CASES)
+IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_4x8v,
+                    __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v8f, 8, 4, 1,
+                    IREEC_UK_NO_EPILOGUE_CASES)
 IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x32,
                     __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, 8, 2,
                     IREEC_UK_EPILOGUE_CASES)
@@ -299,10 +319,12 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
   isa->mr = 4; isa->nr = 8; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
   isa->half = ireec_uk_sgemm_tile_4x4; isa->half_row = ireec_uk_sgemm_row_4;
   isa->quarter = NULL; isa->quarter_row = NULL;
+  isa->short_tile = NULL; isa->short_half = NULL; isa->short_quarter = NULL;
 #else
   isa->mr = 4; isa->nr = 4; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
   isa->half = NULL; isa->half_row = NULL;
   isa->quarter = NULL; isa->quarter_row = NULL;
+  isa->short_tile = NULL; isa->short_half = NULL; isa->short_quarter = NULL;
 #endif
 #if defined(IREEC_UK_X86)
 #if !defined(__AVX512F__) && !defined(IREEC_NO_TARGET_CLONES)
@@ -313,6 +335,8 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
     isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
     isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
     isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
+    isa->short_tile = ireec_uk_sgemm_tile_3x16; isa->short_half = ireec_uk_sgemm_tile_3x8;
+    isa->short_quarter = ireec_uk_sgemm_tile_3x4;
     return;
   }
 #elif !defined(__AVX512F__)
@@ -320,12 +344,16 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
   isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
   isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
   isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
+  isa->short_tile = ireec_uk_sgemm_tile_3x16; isa->short_half = ireec_uk_sgemm_tile_3x8;
+  isa->short_quarter = ireec_uk_sgemm_tile_3x4;
 #endif
   return;
 #endif
   isa->mr = 8; isa->nr = 32; isa->tile = ireec_uk_sgemm_tile_8x32; isa->row = ireec_uk_sgemm_row_32;
   isa->half = ireec_uk_sgemm_tile_8x16; isa->half_row = ireec_uk_sgemm_row_16v;
   isa->quarter = ireec_uk_sgemm_tile_8x8; isa->quarter_row = ireec_uk_sgemm_row_8v;
+  isa->short_tile = ireec_uk_sgemm_tile_4x32; isa->short_half = ireec_uk_sgemm_tile_4x16;
+  isa->short_quarter = ireec_uk_sgemm_tile_4x8v;
 #endif
 }
 
@@ -523,6 +551,7 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
           const int64_t pw = half ? nr / 2 : nr;
           const ireec_uk_sgemm_tile_fn tile = half ? isa.half : isa.tile;
           const ireec_uk_sgemm_row_fn row = half ? isa.half_row : isa.row;
+          const ireec_uk_sgemm_tile_fn short_tile = half ? isa.short_half : isa.short_tile;
           const int in_place = direct && (w == nr || (half && w == pw));
           const float *b = in_place ? B + pc * b_k + jc + jr : bp + jr * kcur;
           const int64_t ldb = in_place ? b_k : nr;
@@ -540,8 +569,15 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
                 tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
                 continue;
               }
-              /* Fewer rows than a register tile: row by row. */
-              for (i = 0; i < h; ++i) {
+              /* Fewer rows than a register tile: mr/2 of them through a short tile where
+               * there are that many, the rest row by row. */
+              i = 0;
+              if (2 * h >= mr && short_tile != NULL) {
+                short_tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
+                i = mr / 2;
+                tep.bias += i * bias_i;
+              }
+              for (; i < h; ++i) {
                 row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc, biased ? &tep : NULL);
                 tep.bias += bias_i;
               }
@@ -553,7 +589,14 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
                 isa.quarter(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
                 continue;
               }
-              for (i = 0; i < h; ++i) {
+              i = 0;
+              if (2 * h >= mr && isa.short_quarter != NULL) {
+                isa.short_quarter(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc,
+                                  biased ? &tep : NULL);
+                i = mr / 2;
+                tep.bias += i * bias_i;
+              }
+              for (; i < h; ++i) {
                 isa.quarter_row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc,
                                 biased ? &tep : NULL);
                 tep.bias += bias_i;
@@ -573,7 +616,12 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
               if (h == mr) {
                 tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1, NULL);
               } else {
-                for (i = 0; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw, 1, NULL);
+                i = 0;
+                if (2 * h >= mr && short_tile != NULL) {
+                  short_tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1, NULL);
+                  i = mr / 2;
+                }
+                for (; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw, 1, NULL);
               }
               /* The epilogue on the valid part only (the bias has no elements past it). */
               if (last) {

@@ -12,6 +12,7 @@ from .flow.bubble_up_expand_shapes import BubbleUpExpandShapesPass
 from .flow.collapse_dimensions import CollapseDimensionsPass
 from .flow.consteval_jit_globals import ConstEvalJitGlobalsPass
 from .flow.convert_1x1_filter_conv2d_to_matmul import Convert1X1FilterConv2DToMatmulPass
+from .flow.convert_conv_filter_to_channels_last import ConvertConvFilterToChannelsLastPass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
 from .flow.erase_unused_operands_and_results import EraseUnusedLinalgOperandsPass
@@ -93,6 +94,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.
     ("flow", EraseUnusedLinalgOperandsPass, "generic results nobody uses (the index of torch's max.dim) go with their inits and the payload ops only they need, and inputs the payload never reads go, as IREE's GlobalOptimization does first"),
+    ("flow", ConvertConvFilterToChannelsLastPass, "NCHW convolutions with few output pixels and a constant filter read it transposed to [c, kh, kw, f] (a transpose constant evaluation folds next), so their im2col GEMM has the pixels as rows and the many output channels as its vector columns"),
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
     ("flow", BubbleUpExpandShapesPass, "an expand_shape of a slice becomes a slice of the expanded source, so the slice meets its consumer and is cloned into its dispatch"),
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),

@@ -169,7 +169,7 @@ def test_small_stack_budget_packs_chunks(tmp_path, capsys):
     assert rc == 0
     assert "ireec.im2col = array<i64: 150, 10>" in out  # 10000 bytes of Col: one row of 10
     rc, out, _ = run_cli(["compile", str(path), "--compile-to=hal"], capsys)
-    assert "ireec.im2col = array<i64: 150, 50>" in out  # MAX_STACK_BYTES: five rows
+    assert "ireec.im2col = array<i64: 150, 100>" in out  # COL_BYTES: the whole 10x10 image
     x, flt, b = _operands(*args)
     m = ireec.compile_source(src, target="c", options={"max_stack_bytes": 40000})
     np.testing.assert_allclose(m.f(x, flt, b), _reference("nchw", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-3)
@@ -273,3 +273,49 @@ def test_fhwc_filter_takes_im2col():
     win = np.lib.stride_tricks.sliding_window_view(x[0], (3, 3), axis=(0, 1))  # oh, ow, c, kh, kw
     want = np.einsum("hwcij,fijc->hwf", win.astype(np.float64), w.astype(np.float64))[None]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def _constant_filter(src: str, flt: np.ndarray) -> str:
+    """``src`` (from :func:`_conv_src`) with its filter argument ``%w`` a constant of
+    ``flt``'s values instead (exact: each f32 written as its shortest decimal)."""
+    import json
+
+    ty = "x".join(str(d) for d in flt.shape) + "xf32"
+    src = src.replace(f"%w: tensor<{ty}>, ", "")
+    head, body = src.split("{", 1)
+    return f"{head}{{\n  %w = arith.constant dense<{json.dumps(flt.tolist())}> : tensor<{ty}>{body}"
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+@pytest.mark.parametrize("n,c,h,f,stride,pad", [
+    (1, 16, 5, 40, 1, 0),   # a 3x3 image of 40 channels
+    (2, 12, 5, 48, 2, 1),   # batch 2, strided, padded: two 3x3 images
+    (1, 8, 6, 200, 1, 1),   # more output channels than one workgroup tile
+])
+def test_few_pixels_take_a_channels_last_filter(target, n, c, h, f, stride, pad):
+    """An NCHW convolution with few output pixels and a constant filter reads the filter
+    transposed to [c, kh, kw, f] (flow: convert-conv-filter-to-channels-last, folded by
+    constant evaluation) and im2col computes the GEMM with the pixels as rows into a stack
+    tile stored back transposed; the bias start and the relu after it stay right."""
+    _, flt, b = _operands("nchw", n, c, h, h, f, 3, 3)
+    x = _operands("nchw", n, c, h, h, f, 3, 3, seed=5)[0]
+    src = _constant_filter(_conv_src("nchw", n, c, h, h, f, 3, 3, stride, 1, pad), flt)
+    flow = compile_to_c(src, "t.mlir", target=target, compile_to="flow").ir_text
+    assert "linalg.conv_2d_nchw_fchw" not in flow and "linalg.transpose" not in flow
+    oh = _out_size(h, 3, stride, 1, pad)
+    assert f"tensor<{c}x3x3x{f}xf32>" in flow
+    hal = compile_to_c(src, "t.mlir", target=target, compile_to="hal").ir_text
+    assert "ireec.im2col" in hal
+    got = ireec.compile_source(src, target=target).f(x, b)
+    want = _reference("nchw", x, flt, b, stride, 1, pad)
+    assert got.shape == (n, f, oh, oh)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(c * 9))
+
+
+def test_many_pixels_keep_the_filter_layout():
+    """With many output pixels (a 12x12 image of 16 channels) the NCHW GEMM is kept: the
+    filter stays [f, c, kh, kw] (no transposed copy of it)."""
+    _, flt, b = _operands("nchw", 1, 8, 14, 14, 16, 3, 3)
+    src = _constant_filter(_conv_src("nchw", 1, 8, 14, 14, 16, 3, 3), flt)
+    flow = compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
+    assert "linalg.conv_2d_nchw_fchw" in flow and "tensor<8x3x3x16xf32>" not in flow

@@ -7,14 +7,14 @@
 // reduction dim is not its form). convert-conv-to-im2col packs each chunk of 4 rows x 10
 // pixels into an int8 Col[40][180] (window in the filter's layout order kh, kw, c: the
 // input's channels innermost) and calls ireec_uk_igemm with A = Col, B = the filter (b_k =
-// 1, b_n = 180), the image's zero point for A and the filter's for B. The zero fill stays
-// (the call accumulates).
+// 1, b_n = 180), the image's zero point for A and the filter's for B. The zero fill goes
+// (fold-ukernel-accumulator-inits: each chunk's call writes its elements once, from zero).
 // CHECK:       hal.executable.export
 // CHECK-SAME:    workgroup_count = array<i64: 1, 1, 2>
 // CHECK:       func.func @qconv_dispatch_0_conv_2d_nhwc_fhwc_q_1x8x10x24_i32()
 // CHECK-DAG:     %[[IZ:[0-9]+]] = arith.constant -3 : i32
 // CHECK-DAG:     %[[KZ:[0-9]+]] = arith.constant 5 : i32
-// CHECK:         linalg.generic {{.*}} outs(%2 : memref<1x8x10x24xi32>)
+// CHECK-NOT:     linalg.generic
 // CHECK:         %[[COL:[0-9]+]] = memref.alloca() : memref<40x180xi8>
 // CHECK-NEXT:    %[[WORK:[0-9]+]] = memref.alloca() {ireec.ukernel_work} : memref<10984xi32>
 // CHECK:           %[[V:[0-9]+]] = memref.load %0[{{.*}}] : memref<1x10x12x20xi8>
@@ -22,7 +22,7 @@
 // CHECK:         "iree_codegen.ukernel.generic"(%[[COL]], %1, %2, %[[WORK]], {{.*}}, %[[IZ]], %[[KZ]])
 // CHECK-SAME:      lowering_config = #iree_codegen.lowering_config<tile_sizes = {{\[\[}}0, 4, 10, 24, 0, 0, 0], [0, 0, 40, 24, 180, 0, 0]]>
 // CHECK-SAME:      iree_codegen.ukernel = #iree_codegen.ukernel_descriptor<"ireec_uk_igemm", memref>
-// CHECK-SAME:      ireec.im2col = array<i64: 180, 40>, u_kernel_fn_name = "ireec_uk_igemm", strides = array<i64: 180, 1, 1, 180, 24>, blocking = array<i64: 40, 24, 180>, accumulate = true}
+// CHECK-SAME:      ireec.im2col = array<i64: 180, 40>, u_kernel_fn_name = "ireec_uk_igemm", strides = array<i64: 180, 1, 1, 180, 24>, blocking = array<i64: 40, 24, 180>, accumulate = false}
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
 

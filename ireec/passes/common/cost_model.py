@@ -46,3 +46,34 @@ def executable_flops(module: Operation) -> Dict[str, int]:
                         total += op_flops(inner)
                 out[op.attributes["sym_name"].value] = total
     return out
+
+
+#: The sgemm micro-kernel's register tile on AVX-512 (rows, columns): ireec_uk_sgemm's
+#: 8 x 32 kernel (runtime_c/ireec_ukernel_sgemm.h), the ISA the layout choices are tuned for.
+SGEMM_MR, SGEMM_NR = 8, 32
+#: Vector lanes of one register (f32 on AVX-512).
+SGEMM_LANES = 16
+
+
+def sgemm_tile_cost(m: int, n: int, mr: int = SGEMM_MR, nr: int = SGEMM_NR) -> int:
+    """Relative time of ``ireec_uk_sgemm`` on an ``m x n`` output per step of its reduction:
+    the vector multiply-adds of the register tiles covering it, as the micro-kernel
+    decomposes it. Columns: pieces of ``nr``, then one of ``nr/2`` and one of ``nr/4`` (its
+    half- and quarter-width kernels), the rest one zero-padded piece (a register each, at
+    least one); rows: tiles of ``mr``, then one of ``mr/2`` (its short tiles), the rest
+    one-row kernels, which reload every B vector per row (counted as two rows each).
+    Example: 96 x 9 (a 96-channel 3x3 image, NCHW) costs 96 x 2 = 192, its transpose
+    9 x 96 costs 10 x 6 = 60."""
+    full, rest = divmod(n, nr)
+    vecs = full * max(1, nr // SGEMM_LANES)
+    for piece in (nr // 2, nr // 4):
+        if rest >= piece:
+            vecs += 1
+            rest -= piece
+    vecs += 1 if rest else 0
+    tiles, left = divmod(m, mr)
+    rows = tiles * mr
+    if left >= mr // 2:
+        rows += mr // 2
+        left -= mr // 2
+    return vecs * (rows + 2 * left)

@@ -17,6 +17,13 @@ width of the innermost pixel dim), each
    ``C[p, f] += Col[p, k] * W[k, f]``) or B (NCHW: ``C[f, p] += W[f, k] * Col[k, p]``) and
    the whole window as K, with its own ``work`` array.
 
+An NCHW convolution whose filter has its output channels innermost (``W[c, kh, kw, f]``:
+:mod:`..flow.convert_conv_filter_to_channels_last` gives convolutions with few output pixels
+that layout) takes the NHWC form on a stack tile ``T[p, f]`` (loaded from ``C`` first when the
+call accumulates), which a copy nest stores back transposed: the GEMM's rows are then the few
+pixels and its columns the many output channels (a 3x3 image of 96 channels: 9 x 96, not
+96 x 9 with most of every register tile's columns padding).
+
 An 8-bit convolution (the integer form of :func:`.im2col.match_im2col`, marked
 ``"ireec_uk_igemm"``) is lowered the same way with an ``i8`` ``Col`` (the raw image values,
 one byte each), an ``i32`` ``work`` array of ``IREEC_UK_IGEMM_WORK_BYTES`` and a call of
@@ -92,7 +99,10 @@ class _Im2col:
             return False  # the window is not one flat axis of the filter
         r, q = IM.gemm_pixel_dims(match, self.out_dims)
         self.q = q
-        self.rows_are_pixels = sc[match.f] == 1  # NHWC: C[p, f]
+        # C[p, f] (NHWC), or a channels-last filter W[k, f] read in place with an output
+        # tile T[p, f] stored transposed (NCHW).
+        self.rows_are_pixels = sc[match.f] == 1 or sw[match.f] == 1
+        self.transposed_out = sc[match.f] != 1 and self.rows_are_pixels
         if not self.rows_are_pixels and sc[q] != 1:
             return False
         q_full = const_index(self.lb.ubs[q]) == ranges[q]
@@ -114,9 +124,17 @@ class _Im2col:
         work = (T.MemRefType((-(-UK.igemm_work_bytes(mc, nc, kc) // 4),), T.i32) if integer
                 else T.MemRefType((UK.work_floats(mc, nc, kc),), T.f32))
         self.work = build_alloc(b, "memref.alloca", work, attrs={"ireec.ukernel_work": UnitAttr()}).result
+        if self.transposed_out:
+            f_max = self.lb.maxes()[self.match.f] if self.lb.tiles is not None else self.ranges[self.match.f]
+            self.tile = build_alloc(b, "memref.alloca", T.MemRefType((self.pixels, f_max), self.c.type.element_type)).result
         inner, ivs, start, count, npix = self._chunk_loop(b)
         self._pack(inner, ivs, start, count)
-        self._call(inner, ivs, start, npix, (mc, nc, kc))
+        accumulate = "ireec.ukernel_overwrite" not in self.op.attributes
+        if self.transposed_out and accumulate:
+            self._copy_tile(inner, ivs, start, count, to_tile=True)
+        self._call(inner, ivs, start, npix, (mc, nc, kc), accumulate)
+        if self.transposed_out:
+            self._copy_tile(inner, ivs, start, count, to_tile=False)
 
     def _chunk_loop(self, b: Builder):
         """Loops over the other pixel dims, then over the chunks along ``cd``: the chunk
@@ -140,13 +158,15 @@ class _Im2col:
                 if self.merge else count)
         return inner, ivs, start, count, npix
 
-    def _pack_nest(self, inner: Builder, count: Value):
-        """The copy nest's loops (pixels then window for NHWC, window then pixels for NCHW):
-        its innermost builder and the induction variable per dim."""
-        cd, q, red = self.cd, self.q, self.match.red
+    def _pack_nest(self, inner: Builder, count: Value, red=None):
+        """The copy nest's loops (pixels then window for NHWC, window then pixels for NCHW;
+        ``red``: other dims than the window's, outermost): its innermost builder and the
+        induction variable per dim."""
+        cd, q = self.cd, self.q
+        red = self.match.red if red is None else red
         pix_loops = [(cd, count)] + ([(q, self.lb.ubs[q])] if self.merge else [])
-        red_loops = [(d, self.ibi.const(self.ranges[d])) for d in red]
-        nest = pix_loops + red_loops if self.rows_are_pixels else red_loops + pix_loops
+        red_loops = [(d, self.lb.ubs[d] if d == self.match.f else self.ibi.const(self.ranges[d])) for d in red]
+        nest = pix_loops + red_loops if self.rows_are_pixels and red is self.match.red else red_loops + pix_loops
         pb = inner
         local: Dict[int, Value] = {}
         for d, ub in nest:
@@ -170,10 +190,7 @@ class _Im2col:
         for d in red[1:]:
             kflat = pb.create("arith.muli", [kflat, ibp.const(self.ranges[d])], [T.index]).result
             kflat = pb.create("arith.addi", [kflat, local[d]], [T.index]).result
-        pflat = local[cd]
-        if self.merge:
-            pflat = pb.create("arith.muli", [pflat, ibp.const(self.width)], [T.index]).result
-            pflat = pb.create("arith.addi", [pflat, local[q]], [T.index]).result
+        pflat = self._pixel_index(pb, ibp, local)
         lb = self.lb
         xi = operand_indices(IndexBuilder(pb, {}), self.x, self.x_map, piv,
                              global_ivs(pb, piv, lb.tile_of, lb.tiles), lb.tile_of, lb.tiles, bool(lb.tile_of))
@@ -189,7 +206,36 @@ class _Im2col:
         idx = [pflat, kflat] if self.rows_are_pixels else [kflat, pflat]
         pb.create("memref.store", [val, self.col] + idx, [])
 
-    def _call(self, inner: Builder, ivs: List[Value], start: Value, npix: Value, blocking) -> None:
+    def _pixel_index(self, pb: Builder, ibp: IndexBuilder, local: Dict[int, Value]) -> Value:
+        """The chunk's flat pixel index at the nest point ``local`` (rows of ``q`` merged)."""
+        pflat = local[self.cd]
+        if self.merge:
+            pflat = pb.create("arith.muli", [pflat, ibp.const(self.width)], [T.index]).result
+            pflat = pb.create("arith.addi", [pflat, local[self.q]], [T.index]).result
+        return pflat
+
+    def _copy_tile(self, inner: Builder, ivs: List[Value], start: Value, count: Value,
+                   to_tile: bool) -> None:
+        """The transposed output tile: ``T[p, f] = C[.., f, p]`` before the call (when it
+        accumulates) or ``C[.., f, p] = T[p, f]`` after it, over the chunk's pixels and the
+        tile's output channels (the pixels innermost: ``C``'s contiguous dim)."""
+        pb, local = self._pack_nest(inner, count, red=[self.match.f])
+        piv = list(ivs)
+        piv[self.match.f] = local[self.match.f]
+        if self.merge:
+            piv[self.q] = local[self.q]
+        piv[self.cd] = pb.create("arith.addi", [start, local[self.cd]], [T.index]).result
+        pflat = self._pixel_index(pb, IndexBuilder(pb, {}), local)
+        lb = self.lb
+        ci = operand_indices(IndexBuilder(pb, {}), self.c, self.c_map, piv,
+                             global_ivs(pb, piv, lb.tile_of, lb.tiles), lb.tile_of, lb.tiles, bool(lb.tile_of))
+        ti = [pflat, local[self.match.f]]
+        src, si, dst, di = (self.c, ci, self.tile, ti) if to_tile else (self.tile, ti, self.c, ci)
+        val = pb.create("memref.load", [src] + si, [self.c.type.element_type]).result
+        pb.create("memref.store", [val, dst] + di, [])
+
+    def _call(self, inner: Builder, ivs: List[Value], start: Value, npix: Value, blocking,
+              accumulate: bool) -> None:
         """2. One sgemm over the chunk with K = the whole window."""
         op, lb, match, c0 = self.op, self.lb, self.match, self.c0
         w, c, col, work = self.w, self.c, self.col, self.work
@@ -202,6 +248,8 @@ class _Im2col:
         col_org = [c0, c0]
         sw, sc, k_total = self.sw, self.sc, self.k_total
         sw_k, ldc = sw[self.wide[-1]], (sc[self.q] if self.rows_are_pixels else sc[match.f])
+        if self.transposed_out:  # T[p, f] (+)= Col[p, k] * W[k, f], T stored transposed
+            c, c_org, ldc = self.tile, [c0, c0], self.tile.type.shape[1]
         if self.rows_are_pixels:  # C[p, f] += Col[p, k] * W[k, f]
             operands = ([col, w, c, work] + col_org + w_org + c_org
                         + [npix, lb.ubs[match.f], self.ibi.const(k_total)])
@@ -227,8 +275,19 @@ class _Im2col:
                       "u_kernel_fn_name": StringAttr(UK.IGEMM if match.integer else UK.SGEMM),
                       "strides": DenseArrayAttr(T.i64, strides),
                       "blocking": DenseArrayAttr(T.i64, blocking),
-                      "accumulate": BoolAttr("ireec.ukernel_overwrite" not in op.attributes),
+                      "accumulate": BoolAttr(accumulate),
                       **attrs})
+
+
+def im2col_lowerable(op: Operation) -> bool:
+    """Whether memref generic ``op``, marked ``ireec.im2col``, has the form
+    :func:`lower_im2col` lowers (on any workgroup tiling: the checks are on its operands'
+    layouts), so that its calls will write every element of its output."""
+    lb = LoopBounds.build(op, None)
+    try:
+        return _Im2col.plan(op, lb) is not None
+    finally:
+        lb.erase_constants()
 
 
 def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:

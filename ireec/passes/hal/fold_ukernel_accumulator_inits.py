@@ -8,7 +8,8 @@ ireec pass on memrefs before the workgroup tiles are built, so that the fills ar
 constants. In each kernel, on the memref generics the lowering strategy marked for a
 micro-kernel (``ireec.ukernel_blocking``: ``ireec_uk_sgemm`` or ``ireec_uk_igemm``; the
 ``ireec_uk_dwconv`` descriptor) whose call will write every element of its output tile once
-(:func:`overwritable_output`):
+(:func:`overwritable_output`; a convolution marked ``ireec.im2col``, one call per chunk of
+pixels over the whole window, writes each element once too):
 
 - a zero fill (+0.0; integer 0 before ``ireec_uk_igemm``) of the whole output right before
   the op, over the same workgroup tiling, is erased and the op marked
@@ -31,6 +32,7 @@ from ...ir.attributes import UnitAttr
 from ...ir.core import Operation, Value
 from ..pass_base import Pass, PassContext, register_pass
 from . import ukernels as UK
+from .convert_conv_to_im2col import im2col_lowerable
 from .memref_utils import generic_loop_ranges, generic_maps, loop_order, zero_fill_before
 from .tile_and_distribute_to_workgroups import kernel_functions
 from .ukernel_epilogue import bias_init, distributed_positions
@@ -42,7 +44,11 @@ def overwritable_output(op: Operation, allow_taps: bool = False) -> Optional[Tup
     None. With ``allow_taps`` an sgemm call looped over filter taps counts too (its first
     call can overwrite; every later one accumulates)."""
     integer = UK.ukernel_name(op) == UK.IGEMM
-    if "ireec.ukernel_blocking" in op.attributes:
+    if "ireec.im2col" in op.attributes:  # one call per chunk over the whole window
+        if not im2col_lowerable(op):
+            return None
+        out, out_map = op.operands[-1], generic_maps(op)[-1]
+    elif "ireec.ukernel_blocking" in op.attributes:
         plan = UK.igemm_plan(op) if integer else UK.sgemm_plan(op)
         if plan is None or (plan[0].taps and not allow_taps):
             return None
@@ -86,7 +92,9 @@ def fold_bias_inits(kernel: Operation) -> None:
     for op in [o for o in kernel.walk() if o.name == "linalg.generic"]:
         # Not with one call per filter tap: every call but the first must accumulate; not for
         # ireec_uk_igemm, which has no bias start.
-        out = overwritable_output(op) if UK.ukernel_name(op) != UK.IGEMM else None
+        # Nor for an im2col convolution, whose calls do not take a bias start.
+        out = (overwritable_output(op) if UK.ukernel_name(op) != UK.IGEMM
+               and "ireec.im2col" not in op.attributes else None)
         if out is None or "ireec.ukernel_overwrite" in op.attributes:
             continue
         found = bias_init(op, *out)

@@ -230,17 +230,37 @@ def image_prologue(op, x: int) -> Optional[list]:
     return pre
 
 
+def pixels_are_rows(op, match: Im2colMatch) -> bool:
+    """Whether the GEMM's rows are ``op``'s output pixels, ``C[p, f] += Col[p, k] * W[k, f]``:
+    when the output channels are contiguous in the output (NHWC) or in the filter (a
+    channels-last filter, ``[c, kh, kw, f]`` or HWCF: ``W`` is read in place as the GEMM's
+    ``B``). An NCHW output with a channels-last filter (what
+    :mod:`..flow.convert_conv_filter_to_channels_last` makes of a convolution with few output
+    pixels) is computed into a stack tile ``[pixels, f]`` and stored transposed."""
+    filter_dims = UK._plain_dims(L.indexing_maps(op)[match.w])
+    return output_dims(op)[-1] == match.f or bool(filter_dims) and filter_dims[-1] == match.f
+
+
 def output_dims(op) -> List[int]:
     """The loop dims indexing the output of convolution generic ``op``, in its order (its
     last operand's map: plain dims where :func:`match_im2col` matched)."""
     return [e.pos for e in L.indexing_maps(op)[len(L.inputs(op))].results]
 
 
+#: Most bytes of a ``Col`` chunk (and the transposed output tile beside it) without
+#: ``--max-stack-bytes``: twice the per-workgroup stack allocation limit
+#: (:data:`..common.distribution.MAX_STACK_BYTES`), so that a 3x3 image of 96 channels (9
+#: patches of 864 floats, 31 KB, with its 9 x 96 output tile) is one chunk and its filter is
+#: streamed once, and a 7x7 stem's chunks are two output rows (80 pixels, not 40: the GEMM's
+#: columns then fill whole register tiles).
+COL_BYTES = 2 * MAX_STACK_BYTES
+
+
 def col_budget(max_stack_bytes: Optional[int]) -> int:
-    """Most bytes of the ``Col`` array: the per-workgroup stack allocation limit
-    (:data:`..common.distribution.MAX_STACK_BYTES`), a quarter of ``--max-stack-bytes``
-    when that is smaller (half of it goes to the micro-kernel's ``work`` array)."""
-    return MAX_STACK_BYTES if max_stack_bytes is None else min(MAX_STACK_BYTES, int(max_stack_bytes) // 4)
+    """Most bytes of the ``Col`` array (with the transposed output tile where there is one):
+    :data:`COL_BYTES`, a quarter of ``--max-stack-bytes`` when that is smaller (half of it
+    goes to the micro-kernel's ``work`` array)."""
+    return COL_BYTES if max_stack_bytes is None else min(COL_BYTES, int(max_stack_bytes) // 4)
 
 
 #: Fewest pixels per ``Col`` chunk worth a GEMM call (one AVX-512 register tile's width);
@@ -283,12 +303,13 @@ def profitable(op, match: Im2colMatch) -> bool:
     return ranges[match.red[-1]] >= MIN_NHWC_TAP_CHANNELS or bool(image_prologue(op, 1 - match.w))
 
 
-def chunk_pixels(k: int, tile_pixels: int, budget: int, esize: int = 4) -> int:
-    """Output pixels per ``Col`` chunk for a window of ``k`` elements of ``esize`` bytes and
-    a workgroup tile of ``tile_pixels`` pixels: all of them when ``esize * k * tile_pixels``
-    fits ``budget`` bytes, else as many as fit; 0 when fewer than :data:`MIN_CHUNK_PIXELS`
-    fit."""
-    p = min(tile_pixels, budget // (esize * k))
+def chunk_pixels(pixel_bytes: int, tile_pixels: int, budget: int) -> int:
+    """Output pixels per ``Col`` chunk for ``pixel_bytes`` bytes of stack per pixel (its
+    window: ``k`` elements of ``esize`` bytes, and its row of the transposed output tile
+    where there is one) and a workgroup tile of ``tile_pixels`` pixels: all of them when
+    ``pixel_bytes * tile_pixels`` fits ``budget`` bytes, else as many as fit; 0 when fewer
+    than :data:`MIN_CHUNK_PIXELS` fit."""
+    p = min(tile_pixels, budget // pixel_bytes)
     return p if p >= min(MIN_CHUNK_PIXELS, tile_pixels) else 0
 
 
@@ -304,16 +325,18 @@ def gemm_pixel_dims(match: Im2colMatch, out_dims: Sequence[int]):
 
 
 def plan_chunk(match: Im2colMatch, out_dims: Sequence[int], ranges: Sequence[int],
-               tile_of_dim, budget: int) -> int:
+               tile_of_dim, budget: int, transposed_out: bool = False) -> int:
     """Pixels per ``Col`` chunk (0: im2col not used, the window too long for ``budget``
     bytes): whole rows of ``q`` (a multiple of its range, at most the tile's rows of ``r``)
     when the tile spans all of ``q`` and one row fits, else a part of ``q``'s tile.
     ``tile_of_dim(d)``: the workgroup tile along loop dim ``d`` (its range when not
-    distributed)."""
+    distributed); ``transposed_out``: each pixel also holds a row of ``f`` floats of the
+    output tile stored transposed (:func:`pixels_are_rows`)."""
     r, q = gemm_pixel_dims(match, out_dims)
     tq = tile_of_dim(q)
+    pixel_bytes = match.esize * match.k + (4 * tile_of_dim(match.f) if transposed_out else 0)
     if r is not None and tq == ranges[q]:
-        rows = min(tile_of_dim(r), budget // (match.esize * match.k * tq))
+        rows = min(tile_of_dim(r), budget // (pixel_bytes * tq))
         if rows >= 1:
             return rows * tq
-    return chunk_pixels(match.k, tq, budget, match.esize)
+    return chunk_pixels(pixel_bytes, tq, budget)

@@ -342,11 +342,11 @@ def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext
     ranges = L.loop_ranges(root)
     out_dims = IM.output_dims(root)
     budget = ctx.max_stack_bytes
+    rows_are_pixels = IM.pixels_are_rows(root, match)  # NHWC or a channels-last filter
     pixels = IM.plan_chunk(match, out_dims, ranges, lambda d: per_loop[d] or ranges[d],
-                           IM.col_budget(budget))
+                           IM.col_budget(budget), rows_are_pixels and out_dims[-1] != match.f)
     if not pixels:
         return []
-    rows_are_pixels = out_dims[-1] == match.f  # NHWC: the GEMM's rows are pixels
     f = per_loop[match.f] or ranges[match.f]
     m, n = (pixels, f) if rows_are_pixels else (f, pixels)
     mc, nc, kc = (UK.igemm_blocking if match.integer else UK.blocking)(

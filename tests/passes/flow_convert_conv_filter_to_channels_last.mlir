@@ -1,0 +1,50 @@
+// RUN: ireec opt %s --pass-pipeline=iree-preprocessing-convert-conv-filter-to-channels-last | filecheck %s
+
+// A 3x3 image of 32 channels from a constant 32x8x3x3 filter: the GEMM's 32 x 9 (channels x
+// pixels) becomes 9 x 32, so the filter is transposed to [c, kh, kw, f] and the convolution
+// becomes a generic reading it as (c, kh, kw, f).
+// CHECK-LABEL: func.func @few_pixels
+// CHECK:       %[[W:.+]] = arith.constant dense<1.25e-01> : tensor<32x8x3x3xf32>
+// CHECK:       %[[E:.+]] = tensor.empty() : tensor<8x3x3x32xf32>
+// CHECK:       %[[T:.+]] = linalg.transpose ins(%[[W]] : tensor<32x8x3x3xf32>) outs(%[[E]] : tensor<8x3x3x32xf32>) permutation = [1, 2, 3, 0]
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>]
+// CHECK-SAME:    ins(%arg0, %[[T]] : tensor<1x8x5x5xf32>, tensor<8x3x3x32xf32>)
+// CHECK-NOT:   linalg.conv_2d
+func.func @few_pixels(%x: tensor<1x8x5x5xf32>, %init: tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32> {
+  %w = arith.constant dense<0.125> : tensor<32x8x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x5x5xf32>, tensor<32x8x3x3xf32>) outs(%init : tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32>
+  return %0 : tensor<1x32x3x3xf32>
+}
+
+// Many pixels (a 16x16 image of 16 channels): the channels x pixels GEMM is kept.
+// CHECK-LABEL: func.func @many_pixels
+// CHECK-NOT:   linalg.transpose
+// CHECK:       linalg.conv_2d_nchw_fchw
+func.func @many_pixels(%x: tensor<1x8x18x18xf32>, %init: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %w = arith.constant dense<0.125> : tensor<16x8x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x18x18xf32>, tensor<16x8x3x3xf32>) outs(%init : tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %0 : tensor<1x16x16x16xf32>
+}
+
+// A filter computed on every call (an argument) is not transposed on every call.
+// CHECK-LABEL: func.func @filter_argument
+// CHECK-NOT:   linalg.transpose
+// CHECK:       linalg.conv_2d_nchw_fchw
+func.func @filter_argument(%x: tensor<1x8x5x5xf32>, %w: tensor<32x8x3x3xf32>, %init: tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x5x5xf32>, tensor<32x8x3x3xf32>) outs(%init : tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32>
+  return %0 : tensor<1x32x3x3xf32>
+}
+
+// NHWC (the output channels already the GEMM's columns) and a 1x1 window with unit strides
+// (a matmul after convert-1x1-filter-conv2d-to-matmul) are left alone.
+// CHECK-LABEL: func.func @nhwc_and_1x1
+// CHECK-NOT:   linalg.transpose
+// CHECK:       linalg.conv_2d_nhwc_hwcf
+// CHECK:       linalg.conv_2d_nchw_fchw
+func.func @nhwc_and_1x1(%x: tensor<1x5x5x8xf32>, %init: tensor<1x3x3x32xf32>, %y: tensor<1x8x3x3xf32>, %init2: tensor<1x32x3x3xf32>) -> (tensor<1x3x3x32xf32>, tensor<1x32x3x3xf32>) {
+  %w = arith.constant dense<0.125> : tensor<3x3x8x32xf32>
+  %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x5x5x8xf32>, tensor<3x3x8x32xf32>) outs(%init : tensor<1x3x3x32xf32>) -> tensor<1x3x3x32xf32>
+  %w1 = arith.constant dense<0.125> : tensor<32x8x1x1xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w1 : tensor<1x8x3x3xf32>, tensor<32x8x1x1xf32>) outs(%init2 : tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32>
+  return %0, %1 : tensor<1x3x3x32xf32>, tensor<1x32x3x3xf32>
+}
