@@ -1,6 +1,7 @@
 """Depthwise convolutions through the ireec_uk_dwconv micro-kernel (runtime_c/ireec_ukernel.h)
 against numpy: NCHW (vectors along output rows: contiguous, stride-2 and gathered image reads)
-and NHWC (vectors along channels), strides 1, 2 and 3, dilation 2, odd sizes, channel counts
+and NHWC (vectors along channels), NCHW images of 2x2 to 4x3 output pixels (repacked
+channels-last), strides 1, 2 and 3, dilation 2, odd sizes, channel counts
 and widths that are not multiples of the vector width, batches, a channel multiplier; on c
 and openmp. All cases are functions of one module, so each target compiles once."""
 from __future__ import annotations
@@ -19,6 +20,10 @@ CASES = [
     ("nchw", 1, 3, 17, 19, 3, 1, 2),
     ("nchw", 1, 6, 15, 52, 5, 3, 1),
     ("nchw", 1, 70, 9, 9, 3, 2, 1),
+    # Small images (rows shorter than four: repacked channels-last in blocks of 16).
+    ("nchw", 1, 40, 4, 4, 3, 1, 1),
+    ("nchw", 2, 37, 5, 5, 3, 2, 1),
+    ("nchw", 1, 24, 6, 5, 3, 1, 1),
     ("nhwc", 1, 9, 13, 11, 3, 1, 1),
     ("nhwc", 2, 37, 10, 12, 3, 2, 1),
     ("nhwc", 1, 21, 16, 16, 3, 1, 2),

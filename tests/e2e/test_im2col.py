@@ -287,29 +287,30 @@ def _constant_filter(src: str, flt: np.ndarray) -> str:
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
-@pytest.mark.parametrize("n,c,h,f,stride,pad", [
-    (1, 16, 5, 40, 1, 0),   # a 3x3 image of 40 channels
-    (2, 12, 5, 48, 2, 1),   # batch 2, strided, padded: two 3x3 images
-    (1, 8, 6, 200, 1, 1),   # more output channels than one workgroup tile
+@pytest.mark.parametrize("n,c,h,f,k,stride,pad", [
+    (1, 16, 5, 40, 3, 1, 0),   # a 3x3 image of 40 channels
+    (2, 12, 5, 48, 3, 2, 1),   # batch 2, strided, padded: two 3x3 images
+    (1, 8, 6, 200, 3, 1, 1),   # more output channels than one workgroup tile
+    (1, 24, 2, 96, 1, 1, 0),   # pointwise (1x1) on a 2x2 image: not a matmul
 ])
-def test_few_pixels_take_a_channels_last_filter(target, n, c, h, f, stride, pad):
+def test_few_pixels_take_a_channels_last_filter(target, n, c, h, f, k, stride, pad):
     """An NCHW convolution with few output pixels and a constant filter reads the filter
     transposed to [c, kh, kw, f] (flow: convert-conv-filter-to-channels-last, folded by
     constant evaluation) and im2col computes the GEMM with the pixels as rows into a stack
     tile stored back transposed; the bias start and the relu after it stay right."""
-    _, flt, b = _operands("nchw", n, c, h, h, f, 3, 3)
-    x = _operands("nchw", n, c, h, h, f, 3, 3, seed=5)[0]
-    src = _constant_filter(_conv_src("nchw", n, c, h, h, f, 3, 3, stride, 1, pad), flt)
+    _, flt, b = _operands("nchw", n, c, h, h, f, k, k)
+    x = _operands("nchw", n, c, h, h, f, k, k, seed=5)[0]
+    src = _constant_filter(_conv_src("nchw", n, c, h, h, f, k, k, stride, 1, pad), flt)
     flow = compile_to_c(src, "t.mlir", target=target, compile_to="flow").ir_text
     assert "linalg.conv_2d_nchw_fchw" not in flow and "linalg.transpose" not in flow
-    oh = _out_size(h, 3, stride, 1, pad)
-    assert f"tensor<{c}x3x3x{f}xf32>" in flow
+    oh = _out_size(h, k, stride, 1, pad)
+    assert f"tensor<{c}x{k}x{k}x{f}xf32>" in flow
     hal = compile_to_c(src, "t.mlir", target=target, compile_to="hal").ir_text
     assert "ireec.im2col" in hal
     got = ireec.compile_source(src, target=target).f(x, b)
     want = _reference("nchw", x, flt, b, stride, 1, pad)
     assert got.shape == (n, f, oh, oh)
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(c * 9))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(c * k * k))
 
 
 def test_many_pixels_keep_the_filter_layout():

@@ -23,6 +23,7 @@ NEG_INF = "0xFF800000"
 #: along the distributed output channels; depthwise and pooling keep C).
 CASES = [
     ("dw", "nchw", 1, 8, 18, 18, 8, 3, 2, (1, 1)),
+    ("dw", "nchw", 1, 40, 2, 2, 40, 3, 1, (1, 1)),  # a 2x2 image: repacked channels-last
     ("dw", "nhwc", 1, 32, 9, 9, 32, 3, 2, (0, 1)),
     ("dw", "nhwc", 2, 20, 7, 11, 20, 3, 1, (1, 1)),
     ("conv", "nchw", 2, 4, 12, 12, 8, 3, 1, (1, 1)),

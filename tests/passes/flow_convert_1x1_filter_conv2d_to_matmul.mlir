@@ -90,3 +90,17 @@ func.func @nhwc_fhwc_q(%x: tensor<1x8x8x16xi8>, %w: tensor<32x1x1x16xi8>, %izp: 
   %0 = linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w, %izp, %kzp : tensor<1x8x8x16xi8>, tensor<32x1x1x16xi8>, i32, i32) outs(%init : tensor<1x8x8x32xi32>) -> tensor<1x8x8x32xi32>
   return %0 : tensor<1x8x8x32xi32>
 }
+
+// NCHW with a channels-last filter (convert-conv-filter-to-channels-last's form for few
+// output pixels): left a convolution, which im2col computes as pixels x channels.
+// CHECK-LABEL: func.func @nchw_channels_last_filter
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+func.func @nchw_channels_last_filter(%x: tensor<1x16x2x2xf32>, %w: tensor<16x1x1x64xf32>, %init: tensor<1x64x2x2xf32>) -> tensor<1x64x2x2xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d4, d2 + d5, d3 + d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x2x2xf32>, tensor<16x1x1x64xf32>) outs(%init : tensor<1x64x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64x2x2xf32>
+  return %0 : tensor<1x64x2x2xf32>
+}

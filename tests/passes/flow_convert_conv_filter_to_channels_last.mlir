@@ -35,16 +35,24 @@ func.func @filter_argument(%x: tensor<1x8x5x5xf32>, %w: tensor<32x8x3x3xf32>, %i
   return %0 : tensor<1x32x3x3xf32>
 }
 
-// NHWC (the output channels already the GEMM's columns) and a 1x1 window with unit strides
-// (a matmul after convert-1x1-filter-conv2d-to-matmul) are left alone.
-// CHECK-LABEL: func.func @nhwc_and_1x1
+// NHWC (the output channels already the GEMM's columns) is left alone.
+// CHECK-LABEL: func.func @nhwc
 // CHECK-NOT:   linalg.transpose
 // CHECK:       linalg.conv_2d_nhwc_hwcf
-// CHECK:       linalg.conv_2d_nchw_fchw
-func.func @nhwc_and_1x1(%x: tensor<1x5x5x8xf32>, %init: tensor<1x3x3x32xf32>, %y: tensor<1x8x3x3xf32>, %init2: tensor<1x32x3x3xf32>) -> (tensor<1x3x3x32xf32>, tensor<1x32x3x3xf32>) {
+func.func @nhwc(%x: tensor<1x5x5x8xf32>, %init: tensor<1x3x3x32xf32>) -> tensor<1x3x3x32xf32> {
   %w = arith.constant dense<0.125> : tensor<3x3x8x32xf32>
   %0 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x5x5x8xf32>, tensor<3x3x8x32xf32>) outs(%init : tensor<1x3x3x32xf32>) -> tensor<1x3x3x32xf32>
-  %w1 = arith.constant dense<0.125> : tensor<32x8x1x1xf32>
-  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w1 : tensor<1x8x3x3xf32>, tensor<32x8x1x1xf32>) outs(%init2 : tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32>
-  return %0, %1 : tensor<1x3x3x32xf32>, tensor<1x32x3x3xf32>
+  return %0 : tensor<1x3x3x32xf32>
+}
+
+// A pointwise (1x1) convolution on a 3x3 image is converted too: 32 x 9 becomes 9 x 32
+// (convert-1x1-filter-conv2d-to-matmul then leaves it a convolution).
+// CHECK-LABEL: func.func @pointwise
+// CHECK:       linalg.transpose ins(%{{.+}} : tensor<32x8x1x1xf32>) outs(%{{.+}} : tensor<8x1x1x32xf32>) permutation = [1, 2, 3, 0]
+// CHECK:       linalg.generic
+// CHECK-SAME:    affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d1)>
+func.func @pointwise(%y: tensor<1x8x3x3xf32>, %init: tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32> {
+  %w = arith.constant dense<0.125> : tensor<32x8x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w : tensor<1x8x3x3xf32>, tensor<32x8x1x1xf32>) outs(%init : tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32>
+  return %0 : tensor<1x32x3x3xf32>
 }

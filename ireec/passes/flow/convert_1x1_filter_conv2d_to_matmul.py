@@ -21,6 +21,10 @@ leaves nothing for elementwise fusion's unit-reshape folding to undo). Strides o
 is moved over unchanged (the transformation only renames loops), so any element type and body
 are covered; a payload reading ``linalg.index`` is left alone.
 
+An NCHW convolution whose filter
+:mod:`.convert_conv_filter_to_channels_last` made channels-last (few output pixels) is left a
+convolution: im2col computes it as pixels x channels.
+
 What this enables: :mod:`.collapse_dimensions` then merges the spatial dims (``oh, ow``; and
 ``n`` with them for NHWC) into one, so the sgemm micro-kernel computes the whole image in one
 call (``C[n, f, hw] += W[f, c] * In[n, c, hw]``; NHWC ``C[nhw, f] += In[nhw, c] * W[c, f]``).
@@ -37,6 +41,7 @@ from ...ir.core import Operation
 from ..common.distribution import dims_of, is_contraction_like
 from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
+from .convert_conv_filter_to_channels_last import channels_last_filter
 from .elementwise_op_fusion import blocks_of
 
 #: Named 2-D convolutions IREE's pass converts (NHWC and NCHW layouts), and their quantized
@@ -121,8 +126,8 @@ def convert(op: Operation) -> Optional[Operation]:
                if isinstance(v.type, T.ShapedType)):
         return None
     window = window_dims(op)
-    if not window:
-        return None
+    if not window or (op.name == "linalg.generic" and channels_last_filter(op)):
+        return None  # no window, or pixels x channels through im2col
     converted = converted_maps(op, window)
     if converted is None or any(o.name == "linalg.index" for o in op.walk()):
         return None

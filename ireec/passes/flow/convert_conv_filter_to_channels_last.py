@@ -23,8 +23,9 @@ A convolution is converted when
   output has a pixel dim innermost), on static shapes;
 - its filter is a constant (``arith.constant``: the transpose is evaluated at compile time,
   never on a call);
-- it keeps its window loops (a 1x1 window with unit strides becomes a matmul in
-  :mod:`.convert_1x1_filter_conv2d_to_matmul`, which keeps the filter's layout);
+- a 1x1 window counts too (a pointwise convolution on a 2x2 image: 1280 x 4 becomes 4 x 1280;
+  :mod:`.convert_1x1_filter_conv2d_to_matmul` then leaves it a convolution, see
+  :func:`channels_last_filter`);
 - :func:`..common.cost_model.sgemm_tile_cost` of the transposed GEMM (pixels x channels) is
   at most :data:`GAIN` of the plain one's (channels x pixels);
 - the target calls the sgemm micro-kernel (the CPU targets).
@@ -43,7 +44,6 @@ from ..common.cost_model import sgemm_tile_cost
 from ..common.distribution import is_contraction_like
 from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .convert_1x1_filter_conv2d_to_matmul import converted_maps, window_dims
 from .elementwise_op_fusion import blocks_of
 
 #: The transposed GEMM is chosen when its estimated cost is at most this fraction of the
@@ -79,6 +79,27 @@ def _filter_index(op: Operation) -> Optional[int]:
     return None
 
 
+def channels_last_filter(op: Operation) -> bool:
+    """Whether convolution ``op`` (a generic) reads its filter with the output channels
+    innermost while its output has a pixel dim innermost: the form this pass makes, which
+    im2col lowers as pixels x channels and which stays a convolution."""
+    try:
+        maps, its = L.indexing_maps(op), L.iterator_types(op)
+    except (ValueError, KeyError):
+        return False
+    n_in = len(L.inputs(op))
+    if n_in != 2 or len(maps) != 3 or not all(isinstance(e, AffineDim) for e in maps[2].results):
+        return False
+    out = [e.pos for e in maps[2].results]
+    for m in maps[:2]:
+        if m.results and all(isinstance(e, AffineDim) for e in m.results):
+            last = m.results[-1].pos
+            if its[last] == L.PARALLEL and last in out and out[-1] != last and \
+                    any(its[e.pos] == L.REDUCTION for e in m.results):
+                return True
+    return False
+
+
 def _worth_it(op: Operation, w: int) -> bool:
     """Whether the transposed GEMM is estimated cheaper (module docstring)."""
     maps, ranges = L.indexing_maps(op), L.loop_ranges(op)
@@ -102,9 +123,6 @@ def convert(op: Operation) -> Optional[Operation]:
     flt = L.inputs(op)[w]
     if flt.owner is None or getattr(flt.owner, "name", None) != "arith.constant":
         return None
-    window = window_dims(op)
-    if window and converted_maps(op, window) is not None:
-        return None  # a matmul after convert-1x1-filter-conv2d-to-matmul
     op = generalize(op)
     maps = L.indexing_maps(op)
     rank = flt.type.rank

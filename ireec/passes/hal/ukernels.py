@@ -548,10 +548,10 @@ def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Se
 DWCONV = "ireec_uk_dwconv"
 
 #: Bytes of stack ``ireec_uk_dwconv`` takes: its frame and those of the narrower kernels it
-#: hands short rows to (gcc 12 -O3 -fstack-usage, x86-64: 832 for the AVX-512 kernel, 1856
-#: for the AVX2 one, 376 for the 4-lane one; the scalar loops and the entry's parameter
-#: block), rounded up.
-DWCONV_STACK_BYTES = 4096
+#: hands short rows to (gcc 12 -O3 -fstack-usage, x86-64: 1088 for the AVX-512 kernel, 2080
+#: for the AVX2 one, 664 for the 4-lane one; the scalar loops and the entry's parameter
+#: block), and the channels-last buffers of small images before them (7200), rounded up.
+DWCONV_STACK_BYTES = 12288
 
 
 @dataclass
