@@ -320,3 +320,15 @@ def test_many_pixels_keep_the_filter_layout():
     src = _constant_filter(_conv_src("nchw", 1, 8, 14, 14, 16, 3, 3), flt)
     flow = compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
     assert "linalg.conv_2d_nchw_fchw" in flow and "tensor<8x3x3x16xf32>" not in flow
+
+
+def test_channels_last_filter_keeps_the_loop_nest_bits():
+    """The pixels x channels form sums each output's window in the loop nest's order (c, kh,
+    kw) from its bias: under --strict-fp bitwise the f32 reference."""
+    _, flt, b = _operands("nchw", 1, 16, 5, 5, 40, 3, 3)
+    x = _operands("nchw", 1, 16, 5, 5, 40, 3, 3, seed=7)[0]
+    src = _constant_filter(_conv_src("nchw", 1, 16, 5, 5, 40, 3, 3), flt)
+    assert "tensor<16x3x3x40xf32>" in compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
+    strict = get_target("c").configure(strict_fp=True)
+    want = _reference("nchw", x, flt, b, 1, 1, 0, dtype=np.float32)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, b), want)
