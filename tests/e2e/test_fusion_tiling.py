@@ -8,6 +8,7 @@ import pytest
 
 import ireec
 from ireec.targets import get_target
+from ireec.compiler import compile_source as compile_to_c
 
 TARGETS = ["c", "openmp"]
 
@@ -337,3 +338,37 @@ func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}
         want = want + a[:, kk:kk + 1] * b[kk:kk + 1, :]
     strict = get_target(target).configure(strict_fp=True)
     np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(a, b), want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transposed_reduction_output_is_register_blocked(target):
+    """A sum over w of x[h, w, c] written out[c, h] (the output transposed against the
+    input's contiguous c, as a global pool after an NHWC -> NCHW transpose): the block's
+    columns run along c (contiguous in x) and its rows along h (contiguous in the output),
+    accumulated in a local 2-d array; each element still adds its terms in w order
+    (--strict-fp: bitwise the numpy loop)."""
+    r = np.random.default_rng(5)
+    x = r.standard_normal((16, 12, 32)).astype(np.float32)
+    src = """
+func.func @f(%x: tensor<16x12x32xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(c, h, w) -> (h, w, c)>, affine_map<(c, h, w) -> (c, h)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+       ins(%x : tensor<16x12x32xf32>) outs(%f : tensor<32x16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.mulf %a, %a : f32
+    %u = arith.addf %acc, %t : f32
+    linalg.yield %u : f32
+  } -> tensor<32x16xf32>
+  return %s : tensor<32x16xf32>
+}
+"""
+    kernels = compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
+    assert "float t" in kernels and "[8][16];" in kernels  # the 8 x 16 accumulator block
+    want = np.zeros((32, 16), np.float32)
+    for w in range(12):
+        want = want + (x[:, w, :] * x[:, w, :]).T
+    strict = get_target(target).configure(strict_fp=True)
+    np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x), want)

@@ -56,3 +56,24 @@ func.func @pointwise(%y: tensor<1x8x3x3xf32>, %init: tensor<1x32x3x3xf32>) -> te
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%y, %w : tensor<1x8x3x3xf32>, tensor<32x8x1x1xf32>) outs(%init : tensor<1x32x3x3xf32>) -> tensor<1x32x3x3xf32>
   return %0 : tensor<1x32x3x3xf32>
 }
+
+// NHWC with an FHWC filter (TOSA's layout) computed from constants (a dequantization):
+// always transposed to HWCF, its output channels contiguous as in the output.
+// CHECK-LABEL: func.func @nhwc_fhwc
+// CHECK:       %[[Q:.+]] = linalg.generic
+// CHECK:       linalg.transpose ins(%[[Q]] : tensor<8x3x3x1xf32>) outs(%{{.+}} : tensor<3x3x1x8xf32>) permutation = [1, 2, 3, 0]
+// CHECK:       linalg.generic
+// CHECK-SAME:    affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>
+func.func @nhwc_fhwc(%x: tensor<1x34x34x1xf32>, %init: tensor<1x32x32x8xf32>) -> tensor<1x32x32x8xf32> {
+  %q = arith.constant dense<3> : tensor<8x3x3x1xi8>
+  %e = tensor.empty() : tensor<8x3x3x1xf32>
+  %w = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%q : tensor<8x3x3x1xi8>) outs(%e : tensor<8x3x3x1xf32>) {
+  ^bb0(%a: i8, %o: f32):
+    %f = arith.sitofp %a : i8 to f32
+    %s = arith.constant 0.05 : f32
+    %m = arith.mulf %f, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<8x3x3x1xf32>
+  %0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x34x34x1xf32>, tensor<8x3x3x1xf32>) outs(%init : tensor<1x32x32x8xf32>) -> tensor<1x32x32x8xf32>
+  return %0 : tensor<1x32x32x8xf32>
+}

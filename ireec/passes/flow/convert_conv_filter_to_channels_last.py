@@ -1,4 +1,5 @@
-"""NCHW convolutions with few output pixels read their constant filter channels-last.
+"""Convolutions read their constant filter channels-last: NHWC ones always, NCHW ones with few
+output pixels.
 
 Mirrors IREE's ``iree-preprocessing-convert-conv-filter-to-channels-last``
 (ConvertConvFilterToChannelsLast.cpp: the filter goes through a ``linalg.transpose`` that
@@ -16,18 +17,25 @@ im2col lowering computes the transposed product ``T[p, f] += Col[p, k] * W[k, f]
 GEMM alone: 96 x 9 x 864 55.8 us, 9 x 96 x 864 13.0 us; 48 x 25 x 432 22.5 us, 25 x 48 x 432
 7.9 us.
 
+An NHWC convolution with an FHWC filter (TOSA's layout, ``linalg.conv_2d_nhwc_fhwc``) gets
+the HWCF filter ``[kh, kw, c, f]``: its output channels are then contiguous in the filter as
+in the output, so the loop nest of a short window vectorizes along them (cnn_int8's TOSA
+form, 1 -> 8 channels 3x3: the nest added 3 taps at a time into memory) and im2col reads
+``W[k, f]`` in place instead of packing it per call.
+
 A convolution is converted when
 
 - it is an f32 convolution (named or generic: a contraction whose filter operand is indexed
-  by plain dims, the output-channel dim ``f`` first and every reduction dim, and whose
-  output has a pixel dim innermost), on static shapes;
-- its filter is a constant (``arith.constant``: the transpose is evaluated at compile time,
-  never on a call);
-- a 1x1 window counts too (a pointwise convolution on a 2x2 image: 1280 x 4 becomes 4 x 1280;
-  :mod:`.convert_1x1_filter_conv2d_to_matmul` then leaves it a convolution, see
-  :func:`channels_last_filter`);
-- :func:`..common.cost_model.sgemm_tile_cost` of the transposed GEMM (pixels x channels) is
-  at most :data:`GAIN` of the plain one's (channels x pixels);
+  by plain dims, the output-channel dim ``f`` first and every reduction dim), on static
+  shapes;
+- its filter is a constant (``arith.constant``s and the structured ops computing it from
+  them, such as a dequantization: the transpose is folded with them by constant evaluation,
+  never computed on a call);
+- its output has ``f`` innermost (NHWC), or :func:`..common.cost_model.sgemm_tile_cost` of
+  the transposed GEMM (pixels x channels) is at most :data:`GAIN` of the plain one's
+  (channels x pixels); a 1x1 window counts too (a pointwise convolution on a 2x2 image:
+  1280 x 4 becomes 4 x 1280; :mod:`.convert_1x1_filter_conv2d_to_matmul` then leaves it a
+  convolution, see :func:`channels_last_filter`);
 - the target calls the sgemm micro-kernel (the CPU targets).
 """
 from __future__ import annotations
@@ -73,10 +81,30 @@ def _filter_index(op: Operation) -> Optional[int]:
             continue
         dims = [e.pos for e in res]
         f = dims[0]
-        if f in red or f not in out_dims or set(dims[1:]) != red or out_dims[-1] == f:
+        if f in red or f not in out_dims or set(dims[1:]) != red:
             continue
         return w
     return None
+
+
+#: Ops a constant filter may be computed by (constant evaluation folds them first: a
+#: dequantized weight of a fake-quantized export).
+_CONSTANT_SOURCES = ("arith.constant", "tensor.empty", "linalg.fill")
+
+
+def _is_constant(v, depth: int = 0) -> bool:
+    """Whether tensor ``v`` is computed from constants alone (an ``arith.constant``, or
+    structured linalg / tensor reshaping ops on such values), so that constant evaluation
+    folds its transpose."""
+    op = v.owner
+    if not isinstance(op, Operation) or depth > 16:
+        return False
+    if op.name in _CONSTANT_SOURCES:
+        return all(_is_constant(x, depth + 1) for x in op.operands if isinstance(x.type, T.ShapedType))
+    if not (L.is_linalg_structured(op) or op.name in ("tensor.collapse_shape", "tensor.expand_shape",
+                                                       "tensor.extract_slice")):
+        return False
+    return all(_is_constant(x, depth + 1) for x in op.operands)
 
 
 def channels_last_filter(op: Operation) -> bool:
@@ -101,9 +129,12 @@ def channels_last_filter(op: Operation) -> bool:
 
 
 def _worth_it(op: Operation, w: int) -> bool:
-    """Whether the transposed GEMM is estimated cheaper (module docstring)."""
+    """Whether the transposed filter is expected to be faster (module docstring): always for
+    an NHWC output, by the tile cost model for an NCHW one."""
     maps, ranges = L.indexing_maps(op), L.loop_ranges(op)
     f = maps[w].results[0].pos
+    if maps[2].results[-1].pos == f:
+        return True
     pixels = prod(ranges[e.pos] for e in maps[2].results if e.pos != f)
     channels = ranges[f]
     return sgemm_tile_cost(pixels, channels) <= GAIN * sgemm_tile_cost(channels, pixels)
@@ -121,7 +152,7 @@ def convert(op: Operation) -> Optional[Operation]:
     if w is None or not _worth_it(op, w):
         return None
     flt = L.inputs(op)[w]
-    if flt.owner is None or getattr(flt.owner, "name", None) != "arith.constant":
+    if not _is_constant(flt):
         return None
     op = generalize(op)
     maps = L.indexing_maps(op)

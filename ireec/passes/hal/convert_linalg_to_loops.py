@@ -25,7 +25,10 @@ Register blocking (what IREE's second tiling level + vectorization give a contra
 loop is lowered as ``MR x NR`` blocks of its output kept in a local array across the
 reduction loops, its contiguous input packed per ``KC`` slice of the reduction where it
 helps; the blocking builds the loops, this pass fills their bodies (copy-in, the cloned body
-on the accumulators, copy-out).
+on the accumulators, copy-out). A reduction whose innermost loop walks another output dim (its
+output transposed against its input: a pool over NHWC written ``[c, h]``) is blocked the same
+way with the output's contiguous dim as the block's rows: the reduction then accumulates in
+the local array along the contiguous input, not by a strided read-modify-write of the output.
 """
 from __future__ import annotations
 

@@ -74,7 +74,8 @@ def register_block_plan(op: Operation, ubs: List[Value], maxes: List[int],
 
     Requires: one output, not also an input, indexed by distinct plain dims with its last
     dim contiguous (stride 1); at least one reduction dim (a dim absent from the output);
-    ``j`` = innermost loop = the output's last dim and ``i`` = its next-to-last. The block
+    ``j`` = innermost loop = the output's last dim and ``i`` = its next-to-last, or ``j`` =
+    the innermost loop = another output dim and ``i`` = the output's last dim. The block
     is :data:`REGISTER_BLOCK`, halved (down to 2x4) while it does not divide a constant
     range; rows and columns the blocks do not cover run as plain loop nests (peeling)."""
     n_in, n_out = segment_sizes(op)
@@ -95,7 +96,13 @@ def register_block_plan(op: Operation, ubs: List[Value], maxes: List[int],
         return None
     i, j = dims[-2], dims[-1]
     if order[-1] != j or strides[-1] != 1:
-        return None
+        # The innermost loop walks another output dim (a reduction whose output is
+        # transposed, e.g. a pool over NHWC written [c, h]): the block's rows are then the
+        # output's contiguous dim, its columns that loop, so the reduction accumulates in
+        # registers along the contiguous input instead of a strided read-modify-write.
+        if order[-1] not in dims or strides[-1] != 1:
+            return None
+        i, j = dims[-1], order[-1]
 
     def fit(d: int, full: int, least: int) -> int:
         r = const_index(ubs[d])
@@ -239,11 +246,14 @@ class _BlockedNest:
         if pack is not None and extra:
             kk = ivs[pack[1]]
             ivs[pack[1]] = bb.create("arith.addi", [self.k0, kk], [T.index]).result
-        # Copies: rows outside columns; reduction: see ROWS_OUTSIDE_MIN_K.
+        # Copies: rows outside columns; reduction: see ROWS_OUTSIDE_MIN_K (rows outside for a
+        # transposed output, whose columns are the contiguous input's).
         red_len = 1
         for d in extra:
             red_len *= self.maxes[d]
-        rows_inside = bool(extra) and red_len < ROWS_OUTSIDE_MIN_K
+        n_in, _ = segment_sizes(self.op)
+        transposed = generic_maps(self.op)[n_in].results[-1].pos != self.j  # rows contiguous
+        rows_inside = bool(extra) and red_len < ROWS_OUTSIDE_MIN_K and not transposed
         first, second = (self.cnr, self.cmr) if rows_inside else (self.cmr, self.cnr)
         ob = for_loop(bb, c0, first, c1)
         bb = Builder(ob, 0, self.op.loc)
