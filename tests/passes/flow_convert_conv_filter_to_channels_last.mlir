@@ -77,3 +77,13 @@ func.func @nhwc_fhwc(%x: tensor<1x34x34x1xf32>, %init: tensor<1x32x32x8xf32>) ->
   %0 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x34x34x1xf32>, tensor<8x3x3x1xf32>) outs(%init : tensor<1x32x32x8xf32>) -> tensor<1x32x32x8xf32>
   return %0 : tensor<1x32x32x8xf32>
 }
+
+// A depthwise convolution (its channels index the image too) is no GEMM: left alone.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT:   linalg.transpose
+// CHECK:       linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise(%x: tensor<1x96x4x4xf32>, %init: tensor<1x96x2x2xf32>) -> tensor<1x96x2x2xf32> {
+  %w = arith.constant dense<0.125> : tensor<96x3x3xf32>
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x96x4x4xf32>, tensor<96x3x3xf32>) outs(%init : tensor<1x96x2x2xf32>) -> tensor<1x96x2x2xf32>
+  return %0 : tensor<1x96x2x2xf32>
+}

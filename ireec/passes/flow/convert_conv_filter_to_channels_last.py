@@ -26,8 +26,8 @@ form, 1 -> 8 channels 3x3: the nest added 3 taps at a time into memory) and im2c
 A convolution is converted when
 
 - it is an f32 convolution (named or generic: a contraction whose filter operand is indexed
-  by plain dims, the output-channel dim ``f`` first and every reduction dim), on static
-  shapes;
+  by plain dims, the output-channel dim ``f`` first and every reduction dim, and whose image
+  does not read ``f``: not a depthwise convolution), on static shapes;
 - its filter is a constant (``arith.constant``s and the structured ops computing it from
   them, such as a dequantization: the transpose is folded with them by constant evaluation,
   never computed on a call);
@@ -49,7 +49,7 @@ from ...ir.affine import AffineDim, AffineMap
 from ...ir.attributes import i64_array
 from ...ir.core import Builder, Operation
 from ..common.cost_model import sgemm_tile_cost
-from ..common.distribution import is_contraction_like
+from ..common.distribution import dims_of, is_contraction_like
 from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
 from .elementwise_op_fusion import blocks_of
@@ -83,6 +83,9 @@ def _filter_index(op: Operation) -> Optional[int]:
         f = dims[0]
         if f in red or f not in out_dims or set(dims[1:]) != red:
             continue
+        image = set().union(*(dims_of(e) for e in maps[1 - w].results))
+        if f in image:
+            continue  # a depthwise convolution: its channels index the image too
         return w
     return None
 
