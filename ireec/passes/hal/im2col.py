@@ -247,20 +247,23 @@ def output_dims(op) -> List[int]:
     return [e.pos for e in L.indexing_maps(op)[len(L.inputs(op))].results]
 
 
-#: Most bytes of a ``Col`` chunk (and the transposed output tile beside it) without
-#: ``--max-stack-bytes``: twice the per-workgroup stack allocation limit
-#: (:data:`..common.distribution.MAX_STACK_BYTES`), so that a 3x3 image of 96 channels (9
-#: patches of 864 floats, 31 KB, with its 9 x 96 output tile) is one chunk and its filter is
-#: streamed once, and a 7x7 stem's chunks are two output rows (80 pixels, not 40: the GEMM's
-#: columns then fill whole register tiles).
-COL_BYTES = 2 * MAX_STACK_BYTES
+#: Most bytes of a ``Col`` chunk without ``--max-stack-bytes``: the per-workgroup stack
+#: allocation limit (:data:`..common.distribution.MAX_STACK_BYTES`); twice that with the
+#: transposed output tile of the pixels x channels form (few pixels: a 3x3 image of 96
+#: channels, 9 patches of 864 floats, 31 KB, with its 9 x 96 tile, is then one chunk and its
+#: filter is streamed once, not once per chunk). The plain forms keep the smaller budget: a
+#: firmware build's stack bound grows with it (cnn_int8 on a Cortex-M4: 85 KB, 150 KB with
+#: 64 KB chunks).
+COL_BYTES, TRANSPOSED_COL_BYTES = MAX_STACK_BYTES, 2 * MAX_STACK_BYTES
 
 
-def col_budget(max_stack_bytes: Optional[int]) -> int:
-    """Most bytes of the ``Col`` array (with the transposed output tile where there is one):
-    :data:`COL_BYTES`, a quarter of ``--max-stack-bytes`` when that is smaller (half of it
-    goes to the micro-kernel's ``work`` array)."""
-    return COL_BYTES if max_stack_bytes is None else min(COL_BYTES, int(max_stack_bytes) // 4)
+def col_budget(max_stack_bytes: Optional[int], transposed_out: bool = False) -> int:
+    """Most bytes of the ``Col`` array (with the transposed output tile where there is one,
+    ``transposed_out``): :data:`COL_BYTES` (:data:`TRANSPOSED_COL_BYTES`), a quarter of
+    ``--max-stack-bytes`` when that is smaller (half of it goes to the micro-kernel's
+    ``work`` array)."""
+    most = TRANSPOSED_COL_BYTES if transposed_out else COL_BYTES
+    return most if max_stack_bytes is None else min(most, int(max_stack_bytes) // 4)
 
 
 #: Fewest pixels per ``Col`` chunk worth a GEMM call (one AVX-512 register tile's width);
