@@ -248,21 +248,28 @@ def output_dims(op) -> List[int]:
 
 
 #: Most bytes of a ``Col`` chunk without ``--max-stack-bytes``: the per-workgroup stack
-#: allocation limit (:data:`..common.distribution.MAX_STACK_BYTES`); twice that with the
-#: transposed output tile of the pixels x channels form (few pixels: a 3x3 image of 96
-#: channels, 9 patches of 864 floats, 31 KB, with its 9 x 96 tile, is then one chunk and its
-#: filter is streamed once, not once per chunk). The plain forms keep the smaller budget: a
-#: firmware build's stack bound grows with it (cnn_int8 on a Cortex-M4: 85 KB, 150 KB with
-#: 64 KB chunks).
-COL_BYTES, TRANSPOSED_COL_BYTES = MAX_STACK_BYTES, 2 * MAX_STACK_BYTES
+#: allocation limit (:data:`..common.distribution.MAX_STACK_BYTES`), or twice that
+#: (:data:`WIDE_COL_BYTES`) where fewer than :data:`MIN_GEMM_PIXELS` pixels would fit
+#: (long windows: U-Net's 3x3 convolutions of 16 and 32 channels got one 32- or 16-pixel row
+#: per call, and ran 2-2.5x slower than with rows of 96 and 48) and for the transposed
+#: output tile of the pixels x channels form (a 3x3 image of 96 channels, 9 patches of 864
+#: floats, 31 KB, with its 9 x 96 tile, is then one chunk and its filter is streamed once).
+#: Other convolutions keep the smaller budget: a firmware build's stack bound grows with it
+#: (cnn_int8 on a Cortex-M4: 85 KB, 150 KB with 64 KB chunks throughout).
+COL_BYTES, WIDE_COL_BYTES = MAX_STACK_BYTES, 2 * MAX_STACK_BYTES
+#: Fewest output pixels per chunk below which the wider budget is used (see above).
+MIN_GEMM_PIXELS = 96
 
 
-def col_budget(max_stack_bytes: Optional[int], transposed_out: bool = False) -> int:
+def col_budget(max_stack_bytes: Optional[int], transposed_out: bool = False,
+               pixel_bytes: int = 1) -> int:
     """Most bytes of the ``Col`` array (with the transposed output tile where there is one,
-    ``transposed_out``): :data:`COL_BYTES` (:data:`TRANSPOSED_COL_BYTES`), a quarter of
-    ``--max-stack-bytes`` when that is smaller (half of it goes to the micro-kernel's
-    ``work`` array)."""
-    most = TRANSPOSED_COL_BYTES if transposed_out else COL_BYTES
+    ``transposed_out``), for ``pixel_bytes`` bytes of stack per pixel: :data:`COL_BYTES`, or
+    :data:`WIDE_COL_BYTES` for the transposed form and where fewer than
+    :data:`MIN_GEMM_PIXELS` pixels fit the smaller one; a quarter of ``--max-stack-bytes``
+    when that is smaller (half of it goes to the micro-kernel's ``work`` array)."""
+    wide = transposed_out or COL_BYTES // max(1, pixel_bytes) < MIN_GEMM_PIXELS
+    most = WIDE_COL_BYTES if wide else COL_BYTES
     return most if max_stack_bytes is None else min(most, int(max_stack_bytes) // 4)
 
 

@@ -345,7 +345,7 @@ def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext
     rows_are_pixels = IM.pixels_are_rows(root, match)  # NHWC or a channels-last filter
     transposed_out = rows_are_pixels and out_dims[-1] != match.f
     pixels = IM.plan_chunk(match, out_dims, ranges, lambda d: per_loop[d] or ranges[d],
-                           IM.col_budget(budget, transposed_out), transposed_out)
+                           IM.col_budget(budget, transposed_out, match.esize * match.k), transposed_out)
     if not pixels:
         return []
     f = per_loop[match.f] or ranges[match.f]
