@@ -158,15 +158,14 @@ class _Im2col:
                 if self.merge else count)
         return inner, ivs, start, count, npix
 
-    def _pack_nest(self, inner: Builder, count: Value, red=None):
-        """The copy nest's loops (pixels then window for NHWC, window then pixels for NCHW;
-        ``red``: other dims than the window's, outermost): its innermost builder and the
-        induction variable per dim."""
+    def _copy_nest(self, inner: Builder, count: Value, dims: List[int], pixels_outer: bool):
+        """A copy nest's loops over the chunk's pixels and ``dims`` (the window's for the
+        pack: pixels outside for NHWC, inside for NCHW; ``f`` for the transposed tile,
+        pixels inside): its innermost builder and the induction variable per dim."""
         cd, q = self.cd, self.q
-        red = self.match.red if red is None else red
         pix_loops = [(cd, count)] + ([(q, self.lb.ubs[q])] if self.merge else [])
-        red_loops = [(d, self.lb.ubs[d] if d == self.match.f else self.ibi.const(self.ranges[d])) for d in red]
-        nest = pix_loops + red_loops if self.rows_are_pixels and red is self.match.red else red_loops + pix_loops
+        other = [(d, self.lb.ubs[d] if d == self.match.f else self.ibi.const(self.ranges[d])) for d in dims]
+        nest = pix_loops + other if pixels_outer else other + pix_loops
         pb = inner
         local: Dict[int, Value] = {}
         for d, ub in nest:
@@ -177,23 +176,16 @@ class _Im2col:
 
     def _pack(self, inner: Builder, ivs: List[Value], start: Value, count: Value) -> None:
         """1. Pack: Col[(red..), p] (or Col[p, (red..)]), the chunk's pixels p = (rows, q)."""
-        op, match, cd, q, red = self.op, self.match, self.cd, self.q, self.match.red
-        pb, local = self._pack_nest(inner, count)
-        piv = list(ivs)
+        op, match, red = self.op, self.match, self.match.red
+        pb, local = self._copy_nest(inner, count, red, self.rows_are_pixels)
+        piv = self._point(pb, ivs, start, local, red)
         ibp = IndexBuilder(pb, {})
-        for d in red:
-            piv[d] = local[d]
-        if self.merge:
-            piv[q] = local[q]
-        piv[cd] = pb.create("arith.addi", [start, local[cd]], [T.index]).result
         kflat = local[red[0]]
         for d in red[1:]:
             kflat = pb.create("arith.muli", [kflat, ibp.const(self.ranges[d])], [T.index]).result
             kflat = pb.create("arith.addi", [kflat, local[d]], [T.index]).result
         pflat = self._pixel_index(pb, ibp, local)
-        lb = self.lb
-        xi = operand_indices(IndexBuilder(pb, {}), self.x, self.x_map, piv,
-                             global_ivs(pb, piv, lb.tile_of, lb.tiles), lb.tile_of, lb.tiles, bool(lb.tile_of))
+        xi = self._indices_at(pb, self.x, self.x_map, piv)
         val = pb.create("memref.load", [self.x] + xi, [self.x.type.element_type]).result
         if not match.integer:  # the integer form copies the raw 8-bit values
             img_arg, flt_arg = op.body.args[match.x], op.body.args[match.w]
@@ -205,6 +197,24 @@ class _Im2col:
             val = mapping.get(image_value, image_value)
         idx = [pflat, kflat] if self.rows_are_pixels else [kflat, pflat]
         pb.create("memref.store", [val, self.col] + idx, [])
+
+    def _point(self, pb: Builder, ivs: List[Value], start: Value, local: Dict[int, Value],
+               dims: List[int]) -> List[Value]:
+        """The loop point of a copy nest's body: ``ivs`` with ``dims`` and the chunk's pixel
+        dims taken from the nest (``cd`` offset by the chunk's ``start``)."""
+        piv = list(ivs)
+        for d in dims:
+            piv[d] = local[d]
+        if self.merge:
+            piv[self.q] = local[self.q]
+        piv[self.cd] = pb.create("arith.addi", [start, local[self.cd]], [T.index]).result
+        return piv
+
+    def _indices_at(self, pb: Builder, v: Value, m, piv: List[Value]) -> List[Value]:
+        """Operand ``v``'s indices (map ``m``) at loop point ``piv`` of the workgroup's tile."""
+        lb = self.lb
+        return operand_indices(IndexBuilder(pb, {}), v, m, piv, global_ivs(pb, piv, lb.tile_of, lb.tiles),
+                               lb.tile_of, lb.tiles, bool(lb.tile_of))
 
     def _pixel_index(self, pb: Builder, ibp: IndexBuilder, local: Dict[int, Value]) -> Value:
         """The chunk's flat pixel index at the nest point ``local`` (rows of ``q`` merged)."""
@@ -219,17 +229,12 @@ class _Im2col:
         """The transposed output tile: ``T[p, f] = C[.., f, p]`` before the call (when it
         accumulates) or ``C[.., f, p] = T[p, f]`` after it, over the chunk's pixels and the
         tile's output channels (the pixels innermost: ``C``'s contiguous dim)."""
-        pb, local = self._pack_nest(inner, count, red=[self.match.f])
-        piv = list(ivs)
-        piv[self.match.f] = local[self.match.f]
-        if self.merge:
-            piv[self.q] = local[self.q]
-        piv[self.cd] = pb.create("arith.addi", [start, local[self.cd]], [T.index]).result
+        f = self.match.f
+        pb, local = self._copy_nest(inner, count, [f], False)
+        piv = self._point(pb, ivs, start, local, [f])
         pflat = self._pixel_index(pb, IndexBuilder(pb, {}), local)
-        lb = self.lb
-        ci = operand_indices(IndexBuilder(pb, {}), self.c, self.c_map, piv,
-                             global_ivs(pb, piv, lb.tile_of, lb.tiles), lb.tile_of, lb.tiles, bool(lb.tile_of))
-        ti = [pflat, local[self.match.f]]
+        ci = self._indices_at(pb, self.c, self.c_map, piv)
+        ti = [pflat, local[f]]
         src, si, dst, di = (self.c, ci, self.tile, ti) if to_tile else (self.tile, ti, self.c, ci)
         val = pb.create("memref.load", [src] + si, [self.c.type.element_type]).result
         pb.create("memref.store", [val, dst] + di, [])

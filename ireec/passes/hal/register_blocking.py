@@ -174,6 +174,10 @@ class _BlockedNest:
                  ib: IndexBuilder):
         self.op, self.plan, self.order, self.ubs, self.maxes, self.ib = op, plan, order, ubs, maxes, ib
         self.i, self.j, self.mr, self.nr, self.pack = plan
+        n_in, _ = segment_sizes(op)
+        # The block's rows are the output's contiguous dim (a transposed output, see
+        # register_block_plan): its reduction then always runs rows outside columns.
+        self.transposed = generic_maps(op)[n_in].results[-1].pos != self.j
         self.sections: List = []
         self.k0: Optional[Value] = None
 
@@ -251,9 +255,7 @@ class _BlockedNest:
         red_len = 1
         for d in extra:
             red_len *= self.maxes[d]
-        n_in, _ = segment_sizes(self.op)
-        transposed = generic_maps(self.op)[n_in].results[-1].pos != self.j  # rows contiguous
-        rows_inside = bool(extra) and red_len < ROWS_OUTSIDE_MIN_K and not transposed
+        rows_inside = bool(extra) and red_len < ROWS_OUTSIDE_MIN_K and not self.transposed
         first, second = (self.cnr, self.cmr) if rows_inside else (self.cmr, self.cnr)
         ob = for_loop(bb, c0, first, c1)
         bb = Builder(ob, 0, self.op.loc)
