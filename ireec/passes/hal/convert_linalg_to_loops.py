@@ -147,7 +147,7 @@ def lower(op: Operation, tiles: Optional[WorkgroupTiles] = None) -> None:
     loop range no operand dim gives."""
     check_bufferized(op)
     lb = LoopBounds.build(op, tiles)
-    order = loop_order(op, len(lb.ranges))
+    order = loop_order(op, len(lb.ranges), parallel_inner=True)
     maxes = lb.maxes()
     plan = register_block_plan(op, lb.ubs, maxes, order)
     if plan is None:

@@ -71,12 +71,18 @@ def _coeff_strides(e: AffineExpr, stride: int, acc: Dict[int, int]) -> None:
             _coeff_strides(e.rhs, stride, acc)
 
 
-def loop_order(op, n: int) -> List[int]:
-    """Loop dims ``0..n-1`` of generic ``op``, outermost first, as ``convert-linalg-to-loops``
-    nests them: sorted by the sum over operands of the element stride one step of the dim
-    moves the operand by (largest outermost, ties by dim), so the innermost loop walks
-    contiguous memory. Memref operands count with their layout's strides, static tensors
-    (the same op before bufferization) with row-major ones; other operands do not count."""
+def loop_order(op, n: int, parallel_inner: bool = False) -> List[int]:
+    """Loop dims ``0..n-1`` of generic ``op``, outermost first: sorted by the sum over
+    operands of the element stride one step of the dim moves the operand by (largest
+    outermost, ties by dim), so the innermost loop walks contiguous memory. Memref operands
+    count with their layout's strides, static tensors (the same op before bufferization)
+    with row-major ones; other operands do not count.
+
+    With ``parallel_inner`` (the order ``convert-linalg-to-loops`` nests), reduction dims go
+    before parallel dims of the same stride sum: a stride-1 convolution's ``ow`` and ``kw``
+    both move the image by one element, and ``ow`` innermost (the window outside it) is
+    the loop that also walks the output and leaves the filter invariant, so the compiler
+    vectorizes it. Each output element still sees its reduction steps in the same order."""
     acc: Dict[int, int] = {}
     for v, m in zip(op.operands, indexing_maps(op)):
         t = v.type
@@ -88,7 +94,10 @@ def loop_order(op, n: int) -> List[int]:
             continue
         for e, st in zip(m.results, strides):
             _coeff_strides(e, st, acc)
-    return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
+    if not parallel_inner:
+        return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
+    its = L.iterator_types(op)
+    return sorted(range(n), key=lambda d: (-acc.get(d, 0), its[d] != L.REDUCTION, d))
 
 
 def zero_fill_before(op, c) -> Optional["Operation"]:

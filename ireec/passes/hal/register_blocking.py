@@ -38,6 +38,7 @@ from ...ir.affine import AffineDim
 from ...ir.attributes import UnitAttr
 from ...ir.core import Builder, Operation, Value
 from ...dialects.memref import build_alloc
+from ..common.distribution import dims_of as _dims
 from .bufferize import segment_sizes
 from .loop_builder import IndexBuilder, for_loop
 from .memref_utils import const_index, generic_maps, strides_and_offset
@@ -178,6 +179,11 @@ class _BlockedNest:
         # The block's rows are the output's contiguous dim (a transposed output, see
         # register_block_plan): its reduction then always runs rows outside columns.
         self.transposed = generic_maps(op)[n_in].results[-1].pos != self.j
+        # An input read along both the rows and the columns (a convolution's image, a
+        # window over both): rows inside columns would make its loads strided.
+        self.windowed = any(
+            {self.i, self.j} <= set().union(*(_dims(e) for e in m.results))
+            for m in generic_maps(op)[:n_in] if m.results)
         self.sections: List = []
         self.k0: Optional[Value] = None
 
@@ -251,11 +257,13 @@ class _BlockedNest:
             kk = ivs[pack[1]]
             ivs[pack[1]] = bb.create("arith.addi", [self.k0, kk], [T.index]).result
         # Copies: rows outside columns; reduction: see ROWS_OUTSIDE_MIN_K (rows outside for a
-        # transposed output, whose columns are the contiguous input's).
+        # transposed output, whose columns are the contiguous input's, and for an input
+        # windowed along both).
         red_len = 1
         for d in extra:
             red_len *= self.maxes[d]
-        rows_inside = bool(extra) and red_len < ROWS_OUTSIDE_MIN_K and not self.transposed
+        rows_inside = (bool(extra) and red_len < ROWS_OUTSIDE_MIN_K and not self.transposed
+                       and not self.windowed)
         first, second = (self.cnr, self.cmr) if rows_inside else (self.cmr, self.cnr)
         ob = for_loop(bb, c0, first, c1)
         bb = Builder(ob, 0, self.op.loc)
