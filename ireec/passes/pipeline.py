@@ -17,6 +17,7 @@ from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
 from .flow.erase_unused_operands_and_results import EraseUnusedLinalgOperandsPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
+from .flow.fuse_qdq_contractions import FuseQDQContractionsPass
 from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
 from .hal.bufferize import BufferizePass
 from .hal.convert_conv_to_im2col import ConvertConvToIm2colPass
@@ -94,6 +95,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("abi", WrapEntryPointsPass, "public functions take/return !hal.buffer_view; tensors cross via hal.tensor.import/export"),
     # flow: what runs where.
     ("flow", EraseUnusedLinalgOperandsPass, "generic results nobody uses (the index of torch's max.dim) go with their inits and the payload ops only they need, and inputs the payload never reads go, as IREE's GlobalOptimization does first"),
+    ("flow", FuseQDQContractionsPass, "f32 convolutions and matmuls of dequantized 8-bit tensors (a QDQ export) become 8-bit integer contractions (ireec_uk_igemm) and an f32 scaling, as ONNX Runtime's QDQ fusion makes QLinearConv; the bias joins the i32 sum when its scale is the product of the operands'"),
     ("flow", ConvertConvFilterToChannelsLastPass, "NCHW convolutions with few output pixels and a constant filter read it transposed to [c, kh, kw, f] (a transpose constant evaluation folds next), so their im2col GEMM has the pixels as rows and the many output channels as its vector columns"),
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
     ("flow", BubbleUpExpandShapesPass, "an expand_shape of a slice becomes a slice of the expanded source, so the slice meets its consumer and is cloned into its dispatch"),
