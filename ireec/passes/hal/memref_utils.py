@@ -82,9 +82,17 @@ def loop_order(op, n: int, parallel_inner: bool = False) -> List[int]:
     before parallel dims of the same stride sum: a stride-1 convolution's ``ow`` and ``kw``
     both move the image by one element, and ``ow`` innermost (the window outside it) is
     the loop that also walks the output and leaves the filter invariant, so the compiler
-    vectorizes it. Each output element still sees its reduction steps in the same order."""
-    acc: Dict[int, int] = {}
-    for v, m in zip(op.operands, indexing_maps(op)):
+    vectorizes it. And with reduction dims the outputs' strides count half: the outputs are
+    read and written once per block of the reduction (accumulated in registers or a local
+    block, :mod:`..hal.register_blocking`), the inputs on every step, so a pool over NHWC
+    written ``[c, h]`` runs ``c`` (contiguous in the input, 16 in the output) inside ``w``
+    (16 in the input). Each output element still sees its reduction steps in the same
+    order."""
+    acc: Dict[int, float] = {}
+    its = L.iterator_types(op)
+    n_in = len(L.inputs(op))
+    out_weight = 0.5 if parallel_inner and L.REDUCTION in its else 1
+    for k, (v, m) in enumerate(zip(op.operands, indexing_maps(op))):
         t = v.type
         if isinstance(t, T.MemRefType):
             strides, _ = strides_and_offset(t)
@@ -93,10 +101,9 @@ def loop_order(op, n: int, parallel_inner: bool = False) -> List[int]:
         else:
             continue
         for e, st in zip(m.results, strides):
-            _coeff_strides(e, st, acc)
+            _coeff_strides(e, st if k < n_in else st * out_weight, acc)
     if not parallel_inner:
         return sorted(range(n), key=lambda d: (-acc.get(d, 0), d))
-    its = L.iterator_types(op)
     return sorted(range(n), key=lambda d: (-acc.get(d, 0), its[d] != L.REDUCTION, d))
 
 
