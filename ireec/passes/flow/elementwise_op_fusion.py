@@ -255,6 +255,35 @@ def fuse(producer: Operation, consumer: Operation, i: int) -> Operation:
     return new
 
 
+def deduplicate_inputs(op: Operation) -> None:
+    """Merge the inputs of generic ``op`` that are the same value read through the same map
+    (a producer fused into several uses of a consumer brings its operand once per use), then
+    replace payload ops that repeat an earlier op (same name, operands and attributes; no
+    regions) by its results: upstream's ``DeduplicateAndRemoveDeadOperandsAndResults``
+    canonicalization of ``linalg.generic``, then CSE. Values are unchanged."""
+    body = op.regions[0].blocks[0]
+    first: Dict[tuple, int] = {}
+    k = 0
+    while k < len(L.inputs(op)):
+        key = (id(op.operands[k]), str(L.indexing_maps(op)[k]))
+        j = first.setdefault(key, k)
+        if j != k:
+            arg = body.args[j]
+            _drop_input(op, k, lambda b, arg=arg: arg)
+        else:
+            k += 1
+    seen: Dict[tuple, Operation] = {}
+    for inner in list(body.ops):
+        if inner.regions or not inner.results or inner.name == "linalg.yield":
+            continue
+        key = (inner.name, tuple(id(v) for v in inner.operands),
+               tuple(sorted((n, str(a)) for n, a in inner.attributes.items())),
+               tuple(str(r.type) for r in inner.results))
+        prev = seen.setdefault(key, inner)
+        if prev is not inner:
+            inner.replace_with(prev.results)
+
+
 def _recomputation_factor(consumer: Operation, i: int) -> int:
     """How many times fusing into input ``i`` of ``consumer`` computes each producer element:
     the product of the sizes of the consumer loops that input's map leaves out (1 if none;
@@ -346,6 +375,7 @@ def fuse_in_block(blk: Block) -> None:
                     break
                 producer = cur.operands[i].owner
                 cur = fuse(producer, cur, i)
+                deduplicate_inputs(cur)
                 changed = True
                 if not any(r.uses for r in producer.results):
                     producer.erase()
