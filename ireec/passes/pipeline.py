@@ -16,6 +16,7 @@ from .flow.convert_conv_filter_to_channels_last import ConvertConvFilterToChanne
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
 from .flow.erase_unused_operands_and_results import EraseUnusedLinalgOperandsPass
+from .flow.fold_round_half_even import FoldRoundHalfEvenPass
 from .flow.form_dispatch_regions import FormDispatchRegionsPass
 from .flow.fuse_qdq_contractions import FuseQDQContractionsPass
 from .flow.outline_dispatch_regions import OutlineDispatchRegionsPass
@@ -100,6 +101,7 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
     ("flow", BubbleUpExpandShapesPass, "an expand_shape of a slice becomes a slice of the expanded source, so the slice meets its consumer and is cloned into its dispatch"),
     ("flow", ElementwiseOpFusionPass, "elementwise producers are fused into their consumers, splat constants become scalars"),
+    ("flow", FoldRoundHalfEvenPass, "round-half-to-even spelled out with floor, ceil, compares and a select (TOSA's quantize) becomes math.roundeven, and a roundeven of an already integral value goes"),
     ("flow", Convert1X1FilterConv2DToMatmulPass, "convolutions with a 1x1 window and unit strides lose their window loops and become matmul-like generics; after elementwise fusion, so no producer is recomputed inside them"),
     ("flow", FormDispatchRegionsPass, "roots (matmul, conv, reductions, then the rest) with their fusable consumers and cloned fills/empties become dispatch regions"),
     ("flow", CollapseDimensionsPass, "contiguous dims of the same kind in contraction and reduction regions (a 1x1 convolution's H and W, a global pool's H and W) merge into one, so one micro-kernel call covers the whole image and a reduction vectorizes over whole rows"),
