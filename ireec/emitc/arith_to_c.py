@@ -177,6 +177,32 @@ def _constant_int(v) -> Optional[int]:
     return None
 
 
+def _constant_float(v) -> Optional[float]:
+    """The value of ``v`` when an ``arith.constant`` float defines it, else None."""
+    owner = v.owner
+    if isinstance(owner, Operation) and owner.name == "arith.constant":
+        val = getattr(owner.attributes.get("value"), "value", None)
+        if isinstance(val, float):
+            return val
+    return None
+
+
+#: maximumf / minimumf against a constant that is neither NaN nor a zero: one compare and a
+#: select (a clamp's vmaxps / vminps). ``{k}`` is the constant's operand, ``{x}`` the other.
+#: A NaN ``x`` compares false and is returned; ``x == k`` returns ``x``, equal to ``k``, and
+#: with ``k`` nonzero no signed-zero ordering is involved: IEEE-754-2019 maximum/minimum.
+_CLAMP = {"arith.maximumf": "({x} < {k} ? {k} : {x})", "arith.minimumf": "({x} > {k} ? {k} : {x})"}
+
+
+def _clamp_by_constant(op: Operation) -> Optional[str]:
+    """The :data:`_CLAMP` template of ``op`` when one operand is such a constant."""
+    for k in (1, 0):
+        c = _constant_float(op.operands[k])
+        if c is not None and c == c and c != 0.0:
+            return _CLAMP[op.name].format(x="{%d}" % (1 - k), k="{%d}" % k)
+    return None
+
+
 def _safe_divisor(op: Operation, st: T.Type) -> str:
     """The divisor ``{1}`` of integer division ``op`` as C that never traps.
 
@@ -216,6 +242,8 @@ def c_expression(op: Operation) -> str:
         tmpl = BINARY[name]
         if name in DIVISIONS:
             tmpl = tmpl.replace("{D}", _safe_divisor(op, st))
+        elif name in _CLAMP:
+            tmpl = _clamp_by_constant(op) or tmpl
     elif name in UNARY:
         tmpl = UNARY[name]
     elif name in TERNARY:
