@@ -72,3 +72,30 @@ func.func @producer_through_unit_reshape(%a: tensor<1x16x1x1xf32>, %b: tensor<1x
   } -> tensor<1x16xf32>
   return %2 : tensor<1x16xf32>
 }
+
+// A producer read twice by its consumer (TOSA's quantize reads x * scale in four places):
+// after fusion the consumer reads the producer's input once, and the repeated payload ops
+// (the product, its floor) are computed once.
+// CHECK-LABEL: func.func @producer_read_twice
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%arg0 : tensor<8xf32>)
+// CHECK:         %[[M:.+]] = arith.mulf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT:    %[[F:.+]] = math.floor %[[M]] : f32
+// CHECK-NEXT:    %[[D:.+]] = arith.subf %[[M]], %[[F]] : f32
+// CHECK-NEXT:    linalg.yield %[[D]] : f32
+func.func @producer_read_twice(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c = arith.constant 3.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.mulf %in, %c : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p, %p : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %0 = math.floor %a : f32
+    %1 = math.floor %b : f32
+    %2 = arith.subf %b, %1 : f32
+    linalg.yield %2 : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

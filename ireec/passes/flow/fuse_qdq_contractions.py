@@ -55,7 +55,7 @@ from ...dialects.tensor import segment_sizes
 from ...ir import types as T
 from ...ir.affine import AffineDim, AffineMap
 from ...ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
-from ...ir.core import Block, Builder, Operation, Value
+from ...ir.core import Builder, Operation, Value
 from ..common import constant_evaluator as CE
 from ..common.distribution import is_contraction_like
 from ..common.linalg_generalize_named_ops import generalize
@@ -341,7 +341,7 @@ def _channel_dim(m: AffineMap, view: Quantized, its, out_dims) -> Optional[int]:
     return out_dims.index(e.pos)
 
 
-def _scale(views, positions, out_rank: int) -> Tuple[np.ndarray, List[int]]:
+def _scale(views, positions) -> Tuple[np.ndarray, List[int]]:
     """The f32 product of the operands' scales and the output positions it varies along."""
     axes = sorted({p for p in positions if p >= 0})
     total = np.ones([1] * len(axes), np.float32)
@@ -396,96 +396,119 @@ def _zero_fill(consts: _Consts, init: Value) -> bool:
     return a is not None and a.ndim == 0 and float(a) == 0.0
 
 
-def _fuse(consts: _Consts, op: Operation) -> bool:
-    """Rewrite contraction ``op`` as the module docstring describes; whether it did."""
+@dataclass
+class _Match:
+    """What :func:`_match` found: the two operands' views, the product scale (f32, varying
+    along output positions ``axes``) and the integer bias start (``(build, ops, bound)`` of
+    :func:`_bias`) when there is one."""
+
+    views: List[Quantized]
+    scale: np.ndarray
+    axes: List[int]
+    bias: Optional[tuple]
+
+
+def _match(consts: _Consts, op: Operation) -> Optional[_Match]:
+    """The :class:`_Match` of contraction ``op`` when it qualifies (module docstring)."""
     if not (op.name == "linalg.generic" or L.is_named_structured(op)) or not is_contraction_like(op):
-        return False
+        return None
     ins, outs = L.inputs(op), L.outputs(op)
     if len(ins) != 2 or len(outs) != 1 or len(op.results) != 1 or not _is_mac(op):
-        return False
+        return None
     if not all(isinstance(v.type, T.TensorType) and v.type.has_static_shape and v.type.element_type == T.f32
                for v in ins + outs):
-        return False
+        return None
     views = [quantized(consts, v) for v in ins]
     if any(v is None or v.q_type.element_type.width != 8 for v in views):
-        return False
+        return None
     maps, its = L.indexing_maps(op), L.iterator_types(op)
     if not all(isinstance(e, AffineDim) for e in maps[2].results):
-        return False
+        return None
     out_dims = [e.pos for e in maps[2].results]
     positions = [_channel_dim(maps[k], views[k], its, out_dims) for k in (0, 1)]
     if None in positions:
-        return False
-    scale, axes = _scale(views, positions, len(out_dims))
-    ranges = L.loop_ranges(op)
-    k_extent = prod(r for r, it in zip(ranges, its) if it == L.REDUCTION)
+        return None
+    scale, axes = _scale(views, positions)
+    k_extent = prod(r for r, it in zip(L.loop_ranges(op), its) if it == L.REDUCTION)
     bound = k_extent * _range(views[0]) * _range(views[1])
-    init = outs[0]
-    bias = _bias(consts, init, scale, axes)
+    bias = _bias(consts, outs[0], scale, axes)
     if bias is not None:
         bound += bias[2]
-    if bound >= 2 ** 31:
-        return False
-    op = generalize(op)
-    maps = L.indexing_maps(op)
-    b = Builder.before(op)
-    out_t = op.results[0].type
-    acc_t = _tensor(out_t, elem=I32)
+    return _Match(views, scale, axes, bias) if bound < 2 ** 31 else None
+
+
+def _integer_contraction(op: Operation, m: _Match, b: Builder) -> Value:
+    """The i32 result of generic ``op``'s contraction on the views' integer tensors, starting
+    from the bias (or zero), with the nonzero zero points as scalar i32 inputs."""
+    maps, views = L.indexing_maps(op), m.views
+    acc_t = _tensor(op.results[0].type, elem=I32)
     qa, qb = (v.build(b) for v in views)
-    if bias is not None:
-        acc_init = bias[0](b)
+    if m.bias is not None:
+        acc_init = m.bias[0](b)
     else:
         zero = b.create("arith.constant", [], [I32], {"value": IntegerAttr(0, I32)}).result
         empty = b.create("tensor.empty", [], [acc_t]).result
         acc_init = b.create("linalg.fill", [zero, empty], [acc_t],
                             {"operandSegmentSizes": segment_sizes(1, 1)},
                             regions=[L.build_named_region("fill", [I32], [I32], {})]).result
-    zps, zp_maps = [], []
+    zps = [b.create("arith.constant", [], [I32], {"value": IntegerAttr(v.zp, I32)}).result
+           for v in views if v.zp]
     scalar_map = AffineMap(maps[0].num_dims, 0, ())
-    for v in views:
-        if v.zp:
-            zps.append(b.create("arith.constant", [], [I32], {"value": IntegerAttr(v.zp, I32)}).result)
-            zp_maps.append(scalar_map)
 
     def body(sb, args):
-        a, w = args[0], args[1]
         zs = iter(args[2:2 + len(zps)])
         factors = []
-        for x, v in ((a, views[0]), (w, views[1])):
+        for x, v in zip(args[:2], views):
             x = sb.cast(x, I32, unsigned=v.unsigned)
             if v.zp:
                 x = sb.op("arith.subi", [x, next(zs)], I32)
             factors.append(x)
         return [sb.op("arith.addi", [args[-1], sb.op("arith.muli", factors, I32)], I32)]
 
-    acc = L.build_generic([qa, qb] + zps, [acc_init], [maps[0], maps[1]] + zp_maps + [maps[2]],
-                          its, body, loc=op.loc, builder=b).results[0]
-    addend = None if bias is not None or _zero_fill(consts, init) else init
+    return L.build_generic([qa, qb] + zps, [acc_init], maps[:2] + [scalar_map] * len(zps) + [maps[2]],
+                           L.iterator_types(op), body, loc=op.loc, builder=b).results[0]
+
+
+def _scaling(acc: Value, m: _Match, addend: Optional[Value], out_t: T.TensorType, b: Builder,
+             loc) -> Operation:
+    """``f32(acc) * scale [+ addend]``, elementwise over the output."""
     rank = out_t.rank
     ident = AffineMap.identity(rank)
-    e_ins, e_maps = [acc], [ident]
-    if scale.size > 1:
-        st = T.TensorType(tuple(scale.shape), T.f32)
-        e_ins.append(b.create("arith.constant", [], [st], {"value": DenseElementsAttr(scale, st)}).result)
-        e_maps.append(AffineMap(rank, 0, tuple(AffineDim(p) for p in axes)))
+    ins, maps = [acc], [ident]
+    if m.scale.size > 1:
+        st = T.TensorType(tuple(m.scale.shape), T.f32)
+        ins.append(b.create("arith.constant", [], [st], {"value": DenseElementsAttr(m.scale, st)}).result)
+        maps.append(AffineMap(rank, 0, tuple(AffineDim(p) for p in m.axes)))
     if addend is not None:
-        e_ins.append(addend)
-        e_maps.append(ident)
+        ins.append(addend)
+        maps.append(ident)
     empty = b.create("tensor.empty", [], [out_t]).result
-    s0 = float(scale.reshape(-1)[0])
+    s0 = float(m.scale.reshape(-1)[0])
 
-    def epilogue(sb, args):
+    def body(sb, args):
         y = sb.op("arith.sitofp", [args[0]], T.f32)
-        s = args[1] if scale.size > 1 else sb.constant(FloatAttr(s0, T.f32))
+        s = args[1] if m.scale.size > 1 else sb.constant(FloatAttr(s0, T.f32))
         y = sb.op("arith.mulf", [y, s], T.f32)
         if addend is not None:
-            y = sb.op("arith.addf", [args[len(e_ins) - 1], y], T.f32)
+            y = sb.op("arith.addf", [args[len(ins) - 1], y], T.f32)
         return [y]
 
-    res = L.build_generic(e_ins, [empty], e_maps + [ident], [L.PARALLEL] * rank, epilogue,
-                          loc=op.loc, builder=b)
+    return L.build_generic(ins, [empty], maps + [ident], [L.PARALLEL] * rank, body, loc=loc, builder=b)
+
+
+def _fuse(consts: _Consts, op: Operation) -> bool:
+    """Rewrite contraction ``op`` as the module docstring describes; whether it did."""
+    m = _match(consts, op)
+    if m is None:
+        return False
+    init = L.outputs(op)[0]
+    op = generalize(op)
+    b = Builder.before(op)
+    acc = _integer_contraction(op, m, b)
+    addend = None if m.bias is not None or _zero_fill(consts, init) else init
+    res = _scaling(acc, m, addend, op.results[0].type, b, op.loc)
     op.replace_with(res.results)
-    dead = [o for v in views for o in v.ops] + (bias[1] if bias is not None else [])
+    dead = [o for v in m.views for o in v.ops] + (m.bias[1] if m.bias is not None else [])
     _erase_unused(dead + [init.owner])
     return True
 
