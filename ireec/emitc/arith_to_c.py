@@ -280,6 +280,10 @@ def c_expression(op: Operation) -> str:
         tmpl = "{0} & {1}"
     if is_subbyte_int(rt) and name in ("arith.fptosi", "arith.fptoui"):
         tmpl = "(int64_t){0}"  # in range by arith's rules (else poison); wrapped below
+    elif name in ("arith.fptosi", "arith.fptoui") and isinstance(rt, T.IntegerType) and 1 < rt.width < 32:
+        # Through int32_t (the value is in range by arith's rules, else poison): GCC 12
+        # vectorizes float -> int32 -> int8 (vcvttps2dq, vpmovdb), not float -> int8 directly.
+        tmpl = "({T})(int32_t){0}"
     if is_subbyte_int(st) and name in ("arith.shli", "arith.shrsi", "arith.shrui"):
         tmpl = tmpl.replace("{1}", f"((uint8_t)({{1}} & {subbyte_mask(st)}))")
     if is_subbyte_int(st) or is_subbyte_int(rt):
