@@ -64,13 +64,16 @@ SGEMM = "ireec_uk_sgemm"
 def _filter_index(op: Operation) -> Optional[int]:
     """The input position of ``op``'s filter when it qualifies (module docstring), else None."""
     ins, outs = L.inputs(op), L.outputs(op)
-    if len(ins) != 2 or len(outs) != 1 or not is_contraction_like(op):
+    if len(outs) != 1 or not is_contraction_like(op):
         return None
-    if not all(isinstance(v.type, T.TensorType) and v.type.has_static_shape
-               and v.type.element_type == T.f32 for v in ins + outs):
+    shaped = [v for v in ins if isinstance(v.type, T.ShapedType)]
+    if len(shaped) != 2 or ins[:2] != shaped or not all(
+            isinstance(v.type, T.TensorType) and v.type.has_static_shape for v in shaped + outs):
+        return None
+    if not (all(v.type.element_type == T.f32 for v in shaped + outs) or _integer(ins, outs)):
         return None
     maps, its = L.indexing_maps(op), L.iterator_types(op)
-    out = maps[2].results
+    out = maps[len(ins)].results
     if not all(isinstance(e, AffineDim) for e in out):
         return None
     out_dims = [e.pos for e in out]
@@ -88,6 +91,15 @@ def _filter_index(op: Operation) -> Optional[int]:
             continue  # a depthwise convolution: its channels index the image too
         return w
     return None
+
+
+def _integer(ins, outs) -> bool:
+    """An 8-bit integer convolution into i32 (its zero points scalar inputs after the two
+    tensors): converted with an NHWC output only (see :func:`_worth_it`)."""
+    def is_int(t, w):
+        return isinstance(t, T.IntegerType) and t.width == w
+    return (all(is_int(v.type.element_type, 8) for v in ins[:2]) and is_int(outs[0].type.element_type, 32)
+            and all(not isinstance(v.type, T.ShapedType) for v in ins[2:]))
 
 
 #: Ops a constant filter may be computed by (constant evaluation folds them first: a
@@ -135,9 +147,12 @@ def _worth_it(op: Operation, w: int) -> bool:
     """Whether the transposed filter is expected to be faster (module docstring): always for
     an NHWC output, by the tile cost model for an NCHW one."""
     maps, ranges = L.indexing_maps(op), L.loop_ranges(op)
+    n_in = len(L.inputs(op))
     f = maps[w].results[0].pos
-    if maps[2].results[-1].pos == f:
+    if maps[n_in].results[-1].pos == f:
         return True
+    if n_in != 2 or L.outputs(op)[0].type.element_type != T.f32:
+        return False  # the integer pixels x channels im2col form is not built
     pixels = prod(ranges[e.pos] for e in maps[2].results if e.pos != f)
     channels = ranges[f]
     return sgemm_tile_cost(pixels, channels) <= GAIN * sgemm_tile_cost(channels, pixels)
@@ -163,7 +178,7 @@ def convert(op: Operation) -> Optional[Operation]:
     perm = list(range(1, rank)) + [0]
     b = Builder.before(op)
     shape = tuple(flt.type.shape[p] for p in perm)
-    rt = T.TensorType(shape, T.f32)
+    rt = T.TensorType(shape, flt.type.element_type)
     init = b.create("tensor.empty", [], [rt]).result
     tr = b.create("linalg.transpose", [flt, init], [rt], {"permutation": i64_array(perm)},
                   regions=[L.identity_region([flt.type, rt])])
