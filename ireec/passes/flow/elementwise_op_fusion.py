@@ -323,6 +323,25 @@ def _fusable_input(op: Operation) -> Optional[int]:
     return None
 
 
+def fuse_single_use_producer(op: Operation, i: int) -> Optional[Operation]:
+    """Fuse the producer of input ``i`` of generic ``op`` into it when that producer is an
+    elementwise generic used by ``op`` alone (what this pass would do later); the new
+    consumer, or None when it does not apply. Lets a pattern that spans a chain of
+    elementwise ops (TOSA's dequantize: cast, subtract, multiply) see one payload."""
+    v = op.operands[i]
+    p = v.owner
+    if not (_is_generic(op) and isinstance(p, Operation) and p.parent is op.parent and _producer_ok(p)
+            and len(v.uses) == 1):
+        return None
+    new_ins, new_maps, _ = _fused_operands_and_maps(p, op, i)
+    if not _all_loops_sized(new_ins + L.outputs(op), new_maps) or _recomputation_factor(op, i) > 1:
+        return None
+    new = fuse(p, op, i)
+    deduplicate_inputs(new)
+    p.erase()
+    return new
+
+
 def fill_like_to_fill(op: Operation) -> bool:
     """Rewrite a generic ``op`` that writes one scalar everywhere (no inputs, an identity
     output map, its output not read, the body yielding a constant or a value from outside)

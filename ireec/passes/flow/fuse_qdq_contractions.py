@@ -29,17 +29,25 @@ An operand qualifies when it is computed from an 8-bit integer tensor ``q`` by
 - a ``linalg.generic`` dequantization: all loops parallel, ``q`` read by the identity map,
   the payload ``(tofp(ext(q) - zi) - zf) * s`` (each of ``ext``, ``- zi`` and ``- zf``
   optional, ``tofp`` ``sitofp``/``uitofp``), the zero points and the scale constants (a
-  scalar, a captured value, or a constant tensor read along one dim), the zero point the
-  same for every element, the scale per tensor or per element of one dim (per channel);
+  scalar, a captured value, or a constant tensor varying along at most one dim, as
+  TOSA's ``8x1x1x1`` scales), the zero point the same for every element, the scale per
+  tensor or per element of one dim (per channel). TOSA writes the dequantization as a
+  chain of elementwise ops (cast, subtract, cast, multiply): a chain of single-use
+  elementwise generics that starts from an 8-bit tensor (an integer constant for a bias) is
+  fused into one first (:func:`.elementwise_op_fusion.fuse_single_use_producer`);
 - followed by any of ``linalg.transpose``; ``tensor.pad`` with 0.0 (the padding becomes
-  the zero point, which dequantizes to 0) that pads no per-channel dim; and, per tensor,
-  ``tensor.collapse_shape`` / ``expand_shape``.
+  the zero point, which dequantizes to 0) that pads no per-channel dim; and
+  ``tensor.collapse_shape`` / ``expand_shape`` (a per-channel dim is found again after a
+  collapse to 1-d and an expand when the same dim, with as many elements inside it,
+  reappears).
 
 The contraction is a ``linalg.generic`` or named op multiplying two f32 inputs and adding
 into its f32 output (matmuls, convolutions of every layout; not depthwise-specific: any
 whose per-channel dims are parallel dims of the output), on static shapes, whose two
-inputs qualify and whose sum cannot overflow i32 (the reduction extent times the largest
-products, plus the largest bias).
+inputs qualify, whose reduction has at least :data:`MIN_REDUCTION` steps and whose sum
+cannot overflow i32 (the reduction extent times the largest products, plus the largest
+bias). The bias start is a ``linalg.broadcast`` or a broadcasting generic (TOSA's) of the
+dequantized i32 vector.
 """
 from __future__ import annotations
 
@@ -54,13 +62,13 @@ from ...dialects import tensor as TD
 from ...dialects.tensor import segment_sizes
 from ...ir import types as T
 from ...ir.affine import AffineDim, AffineMap
-from ...ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr
+from ...ir.attributes import DenseElementsAttr, FloatAttr, IntegerAttr, i64_array
 from ...ir.core import Builder, Operation, Value
 from ..common import constant_evaluator as CE
 from ..common.distribution import is_contraction_like
 from ..common.linalg_generalize_named_ops import generalize
 from ..pass_base import Pass, PassContext, functions, register_pass
-from .elementwise_op_fusion import blocks_of
+from .elementwise_op_fusion import blocks_of, fuse_single_use_producer
 
 I32 = T.IntegerType(32)
 I8 = T.IntegerType(8)
@@ -85,6 +93,10 @@ class Quantized:
     build: Callable[[Builder], Value]
     ops: List[Operation] = field(default_factory=list)
     source: Optional[Value] = None
+    #: ``(shape, axis)`` of a per-channel scale a reshape lost track of (collapsed into a
+    #: bigger dim): a later reshape may bring the dim back (TOSA's collapse to 1-d and
+    #: expand of a filter); no other use of such a view qualifies.
+    pending: Optional[Tuple[Tuple[int, ...], int]] = None
 
 
 class _Consts:
@@ -123,12 +135,14 @@ def _leaf(consts: _Consts, op: Operation, v: Value) -> Optional[Tuple[np.ndarray
     a = consts.array(ins[k])
     if a is None:
         return None
+    flat = a.reshape(-1)
+    if flat.size and np.all(flat == flat[0]):
+        return flat[0].reshape(()), None  # one value (a splat, or TOSA's 1x1x1x1 operand)
     m = L.indexing_maps(op)[k]
-    if a.ndim == 0 or not m.results:
-        return (a.reshape(()) if a.size == 1 else None), None
-    if len(m.results) != 1 or not isinstance(m.results[0], AffineDim):
+    varying = [(e, n) for e, n in zip(m.results, a.shape) if n > 1]
+    if len(varying) != 1 or not isinstance(varying[0][0], AffineDim):
         return None
-    return a, m.results[0].pos
+    return flat, varying[0][0].pos
 
 
 def _uniform(a: np.ndarray) -> Optional[int]:
@@ -274,17 +288,31 @@ def _pad(view: Quantized, op: Operation) -> Optional[Quantized]:
     return Quantized(rt, view.unsigned, view.zp, view.scale, view.axis, build, view.ops + [op], view.source)
 
 
+def _reshaped_axis(old: Tuple[int, ...], new: Tuple[int, ...], axis: int) -> Optional[int]:
+    """The dim of row-major shape ``new`` that holds dim ``axis`` of ``old`` after a reshape
+    (the same size and the same number of elements inside it), else None."""
+    n, inner = old[axis], prod(old[axis + 1:])
+    for b, m in enumerate(new):
+        if m == n and prod(new[b + 1:]) == inner:
+            return b
+    return None
+
+
 def _reshape(view: Quantized, op: Operation) -> Optional[Quantized]:
-    if view.axis is not None:
-        return None
     rt = _tensor(view.q_type, op.results[0].type.shape)
+    home = view.pending or (None if view.axis is None else (tuple(view.q_type.shape), view.axis))
+    axis = pending = None
+    if home is not None:
+        axis = _reshaped_axis(home[0], tuple(rt.shape), home[1])
+        pending = home if axis is None else None
 
     def build(b: Builder, inner=view.build) -> Value:
         new = b.insert(op.clone({op.operands[0]: inner(b)}))
         new.results[0].type = rt
         return new.results[0]
 
-    return Quantized(rt, view.unsigned, view.zp, view.scale, None, build, view.ops + [op], view.source)
+    return Quantized(rt, view.unsigned, view.zp, view.scale, axis, build, view.ops + [op], view.source,
+                     pending)
 
 
 #: The layout ops a quantized operand may pass through on its way to the contraction.
@@ -296,16 +324,82 @@ _VIEWS = {
 }
 
 
+def _chain_input(consts: _Consts, op: Operation) -> Optional[int]:
+    """The input of elementwise generic ``op`` a dequantization chain runs through: its one
+    tensor input that is not a constant or holds integers (a constant weight's or bias's
+    start), when there is exactly one."""
+    if op.name != "linalg.generic" or len(op.results) != 1 or any(
+            it != L.PARALLEL for it in L.iterator_types(op)):
+        return None
+    tensors = [(k, x) for k, x in enumerate(L.inputs(op)) if isinstance(x.type, T.TensorType)]
+    rest = [k for k, x in tensors if consts.array(x) is None]
+    if not rest:
+        rest = [k for k, x in tensors if _is_int(x.type)]
+    return rest[0] if len(rest) == 1 else None
+
+
+def _is_int(t) -> bool:
+    return isinstance(t.element_type, T.IntegerType)
+
+
+def _chain_start(consts: _Consts, v: Value) -> bool:
+    """Whether a dequantization chain starts at ``v``: an 8-bit tensor, or an integer
+    constant (a bias quantized to i32)."""
+    return _is_int(v.type) and (v.type.element_type.width == 8 or consts.array(v) is not None)
+
+
+#: Fewest reduction steps (the window of a convolution, K of a matmul) of a contraction
+#: made integer. Below it the integer form would be the loop nest, not the micro-kernel
+#: (``hal/im2col.py``'s ``INT_MIN_K``), and a loop nest of 32-bit integer products
+#: (``vpmulld``) is slower than the f32 one it replaces: cnn_int8's one-channel 3x3
+#: convolution (K = 9) took 31 us as integers, 14 us in f32 (gcc 12, AVX-512).
+MIN_REDUCTION = 16
+
+#: Most elementwise generics a dequantization may be split into (TOSA: cast, subtract the
+#: zero point, cast, multiply by the scale).
+MAX_CHAIN = 6
+
+
+def _fuse_chain(consts: _Consts, op: Operation) -> Operation:
+    """``op`` with the chain of single-use elementwise generics feeding it fused in, when
+    that chain starts from an 8-bit integer tensor within :data:`MAX_CHAIN` generics (a
+    dequantization written as separate TOSA ops), or from an integer constant (a bias);
+    ``op`` unchanged otherwise."""
+    cur, n = op, 0
+    while True:
+        i = _chain_input(consts, cur)
+        if i is None or n > MAX_CHAIN:
+            return op
+        src = L.inputs(cur)[i]
+        if _chain_start(consts, src):
+            break
+        cur, n = src.owner, n + 1
+        if not isinstance(cur, Operation):
+            return op
+    while True:
+        i = _chain_input(consts, op)
+        if _chain_start(consts, L.inputs(op)[i]):
+            return op
+        fused = fuse_single_use_producer(op, i)
+        if fused is None:
+            return op
+        op = fused
+
+
 def quantized(consts: _Consts, v: Value, depth: int = 0) -> Optional[Quantized]:
     """``v`` as a :class:`Quantized` (module docstring), else None."""
     op = v.owner
     if not isinstance(op, Operation) or depth > 8 or not isinstance(v.type, T.TensorType):
         return None
     rule = _VIEWS.get(op.name)
+    if rule is None and L.is_pure_broadcast(op) and op.name == "linalg.generic":
+        return None
     if rule is None:
-        return _dequantize(consts, op)
+        return _dequantize(consts, _fuse_chain(consts, op))
     inner = quantized(consts, op.operands[0], depth + 1)
-    return None if inner is None else rule(inner, op)
+    if inner is None or (inner.pending is not None and rule is not _reshape):
+        return None
+    return rule(inner, op)
 
 
 def _is_mac(op: Operation) -> bool:
@@ -355,36 +449,50 @@ def _scale(views, positions) -> Tuple[np.ndarray, List[int]]:
     return total, axes
 
 
+def _broadcast_dims(op: Operation) -> Optional[List[int]]:
+    """The output dims a broadcast adds (``linalg.broadcast``'s ``dimensions``, or those a
+    broadcasting generic's input map leaves out: TOSA's bias), else None."""
+    if op.name == "linalg.broadcast":
+        return list(op.attributes["dimensions"].value)
+    if op.name != "linalg.generic" or not L.is_pure_broadcast(op) or len(L.inputs(op)) != 1:
+        return None
+    m_in, m_out = L.indexing_maps(op)
+    if not m_out.is_identity() or not all(isinstance(e, AffineDim) for e in m_in.results):
+        return None
+    kept = [e.pos for e in m_in.results]
+    if kept != sorted(kept):
+        return None
+    return [d for d in range(m_out.num_dims) if d not in kept]
+
+
 def _bias(consts: _Consts, init: Value, scale: np.ndarray, axes: List[int]):
-    """``(build, ops)`` for an integer accumulator start equal to ``init`` (a
-    ``linalg.broadcast`` of a dequantized i32 vector, zero point 0, whose scale is bitwise
-    ``scale`` along the same output position), else None."""
+    """``(build, ops, bound)`` for an integer accumulator start equal to ``init`` (a
+    broadcast of a dequantized i32 vector, zero point 0, whose scale is bitwise ``scale``
+    along the same output position; ``bound`` its largest magnitude), else None."""
     op = init.owner
-    if not isinstance(op, Operation) or op.name != "linalg.broadcast":
+    dims = _broadcast_dims(op) if isinstance(op, Operation) else None
+    if dims is None:
         return None
     view = quantized(consts, L.inputs(op)[0])
-    if view is None or view.zp or view.q_type.element_type != I32:
+    if view is None or view.pending is not None or view.zp or view.q_type.element_type != I32:
         return None
-    dims = list(op.attributes["dimensions"].value)
-    rank = init.type.rank
-    kept = [d for d in range(rank) if d not in dims]
+    kept = [d for d in range(init.type.rank) if d not in dims]
     if view.axis is None:
         if axes or scale.reshape(-1)[0].tobytes() != view.scale.tobytes():
             return None
-    else:
-        if axes != [kept[view.axis]] or scale.reshape(-1).tobytes() != view.scale.astype(np.float32).tobytes():
-            return None
+    elif axes != [kept[view.axis]] or scale.reshape(-1).tobytes() != view.scale.astype(np.float32).tobytes():
+        return None
+    values = consts.array(view.source)
+    if values is None:
+        return None
     rt = _tensor(init.type, elem=I32)
 
     def build(b: Builder) -> Value:
         q = view.build(b)
         empty = b.create("tensor.empty", [], [rt]).result
-        return b.create("linalg.broadcast", [q, empty], [rt], {"dimensions": op.attributes["dimensions"]},
+        return b.create("linalg.broadcast", [q, empty], [rt], {"dimensions": i64_array(dims)},
                         regions=[L.identity_region([q.type, rt])]).result
 
-    values = consts.array(view.source)
-    if values is None:
-        return None
     return build, view.ops + [op], int(np.abs(values.astype(np.int64)).max(initial=0))
 
 
@@ -419,7 +527,7 @@ def _match(consts: _Consts, op: Operation) -> Optional[_Match]:
                for v in ins + outs):
         return None
     views = [quantized(consts, v) for v in ins]
-    if any(v is None or v.q_type.element_type.width != 8 for v in views):
+    if any(v is None or v.pending is not None or v.q_type.element_type.width != 8 for v in views):
         return None
     maps, its = L.indexing_maps(op), L.iterator_types(op)
     if not all(isinstance(e, AffineDim) for e in maps[2].results):
@@ -430,6 +538,8 @@ def _match(consts: _Consts, op: Operation) -> Optional[_Match]:
         return None
     scale, axes = _scale(views, positions)
     k_extent = prod(r for r, it in zip(L.loop_ranges(op), its) if it == L.REDUCTION)
+    if k_extent < MIN_REDUCTION:
+        return None
     bound = k_extent * _range(views[0]) * _range(views[1])
     bias = _bias(consts, outs[0], scale, axes)
     if bias is not None:
