@@ -191,13 +191,17 @@ def render(rows: Sequence[Row], skipped: Optional[str], note: str = "") -> List[
         flash = f"{r.flash:,} = {r.code:,} + {r.constants:,}" + (f" + {other:,}" if other else "")
         L.append(f"| {r.network} | {r.build} | {r.instructions:,} | {ratio} | {r.arena:,} | {flash} | "
                  f"{r.stack:,} | {r.check} |")
-    L += ["", "What the int8 builds run: cnn_int8's per-channel weights stay fake-quantized in its QDQ "
-          "files (quantize/dequantize round trips in f32 around f32 convolutions and matmul), so its "
-          "int8 builds compute the f32 network plus the rounding steps, with f32 weights in flash; "
-          "mlp_int8 lowers to i8 x i8 -> i32 matmuls (`linalg.quantized_matmul`), which call the "
-          "`ireec_uk_igemm` micro-kernel (its portable path, SMLAD under __ARM_FEATURE_DSP; B is "
-          "packed on every call, which at one row costs about what SMLAD saves), then the "
-          "requantization as C loops.", ""]
+    L += ["", "What the int8 builds run: cnn_int8's QDQ files keep its per-channel weights "
+          "fake-quantized (dequantize generics around f32 convolutions and a matmul). In the "
+          "linalg form `fuse-qdq-contractions` makes them i8 x i8 -> i32 contractions with the "
+          "i32 bias as their start and one f32 scaling (i8 weights in flash; the 8 -> 16 "
+          "convolution and the matmul call `ireec_uk_igemm`, the one-channel 3x3 convolution is "
+          "a loop nest); the TOSA form's dequantizations are separate elementwise TOSA ops, so "
+          "it stays the f32 network plus the rounding steps (f32 weights in flash). mlp_int8 "
+          "lowers to i8 x i8 -> i32 matmuls (`linalg.quantized_matmul`), which call "
+          "`ireec_uk_igemm` (its portable path, SMLAD under __ARM_FEATURE_DSP; B is packed on "
+          "every call, which at one row costs about what SMLAD saves), then the requantization "
+          "as C loops.", ""]
     return L
 
 

@@ -992,7 +992,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.only == "weight-scale":
         return _weight_scale_only(args, weight_sizes, weight_repeats, weight_dir)
     if args.only == "igemm":
-        lines = igemm.section(Path(args.build_dir), lambda m: print(m, flush=True))
+        lines = igemm.section(Path(args.build_dir), lambda m: print(m, flush=True), partial=True)
         return _splice_section(args.output, igemm.SECTION_TITLE, lines, "int8 GEMM")
     if args.only == "cortex-m":
         return _cortex_m_only(args)
