@@ -71,7 +71,6 @@ from ..pass_base import Pass, PassContext, functions, register_pass
 from .elementwise_op_fusion import blocks_of, fuse_single_use_producer
 
 I32 = T.IntegerType(32)
-I8 = T.IntegerType(8)
 #: Ops a dequantize payload's leaves may pass through (zero points read as i8 and widened).
 _INT_CASTS = ("arith.extsi", "arith.extui", "arith.trunci")
 _TO_FP = ("arith.sitofp", "arith.uitofp")
@@ -122,7 +121,16 @@ def _leaf(consts: _Consts, op: Operation, v: Value) -> Optional[Tuple[np.ndarray
     blk = L.payload(op)
     owner = v.owner
     if isinstance(owner, Operation) and owner.parent is blk and owner.name in _INT_CASTS:
-        return _leaf(consts, op, owner.operands[0])
+        inner = _leaf(consts, op, owner.operands[0])
+        if inner is None:
+            return None
+        a = inner[0].astype(np.int64)
+        width = owner.operands[0].type.width if owner.name == "arith.extui" else owner.results[0].type.width
+        if owner.name != "arith.extsi":  # extui reads the bits unsigned; trunci wraps
+            a = a % (1 << width)
+            if owner.name == "arith.trunci":
+                a = np.where(a >= 1 << (width - 1), a - (1 << width), a)
+        return a, inner[1]
     if isinstance(owner, Operation) and owner.name == "arith.constant":
         a = consts.array(v)
         return None if a is None or a.ndim else (a, None)
