@@ -97,10 +97,12 @@ def _verbatim(lines: Sequence[str], loc) -> List[Operation]:
 
 #: Least work of a call (operations plus 4-byte elements touched) for which a function runs
 #: its dispatches on several threads: below it the module docstring's ``parallel if(0)``.
-#: About 10-20 us of one thread's work on this project's Xeon (2 cores, AVX-512) at the
-#: 10-30 G operations/s small kernels reach; a fork/join with sleeping workers (libgomp's
-#: futex wake-up) costs 5-15 us there.
-MIN_PARALLEL_WORK = 500_000
+#: Measured against ONNX Runtime (benchmarks/onnx_runtime.py, openmp 2 threads / c, ms) on
+#: this project's 2-core Xeon: cnn_int8 (1.8M) 0.028-0.039 parallel / 0.022-0.025 serial,
+#: lenet (0.9M) 0.036 / 0.036; at 3.5-3.7M it depends on the network: mlp 0.040 parallel /
+#: 0.031 serial, mobilenet_block 0.051 parallel / 0.090 serial. A fork/join with sleeping
+#: workers (libgomp's futex wake-up) costs 5-15 us there.
+MIN_PARALLEL_WORK = 2_000_000
 
 
 def call_work(calls: Sequence[Operation], launches: Collection[str], flops: Mapping[str, int],
