@@ -384,7 +384,7 @@ def render_busy(rows: Sequence[Row], context: Sequence[str], calls: int = CALLS,
          "the plain quiet run's where there is none). `others` is how many cores other processes of this shared "
          "machine kept busy meanwhile (quiet / busy / ORT; `/proc/stat` less this benchmark's "
          "own time). Rows: `ireec.load` is the wait policy the loader gives libgomp when the "
-         "environment sets none (`GOMP_SPINCOUNT=300`: short spinning, then sleeping); "
+         "environment sets none (`GOMP_SPINCOUNT=3000`: bounded spinning, then sleeping); "
          "`libgomp default` sets `GOMP_SPINCOUNT=300000`, libgomp's own default (about 4.5 ms "
          "of spinning here), which the loader leaves alone: the behaviour before.", ""]
     L += list(context) + [""]

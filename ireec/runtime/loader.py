@@ -224,11 +224,19 @@ GOMP_WAIT_VARIABLES = ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")
 #: spinning one), keep the cores busy, a thread spinning at a barrier holds a core the thread
 #: it waits for needs, and every barrier of a call costs up to the whole spin (measured:
 #: a 16-barrier call of 0.05 ms took 2.5 ms with 10000 spins, 0.8 ms with 3000, single calls
-#: 50-170 ms with the default). 300 spins cover the short waits of a balanced call on a quiet
-#: machine (the same medians as the default there), where 100 already slowed the smallest
-#: models by 2x (futex wake-ups), and cost little when the cores are taken; benchmarks/RESULTS.md,
+#: 50-170 ms with the default). 3000 spins (about 45 µs) also cover the gap between two calls
+#: made back to back from Python (10-20 µs): with 300 (4.5 µs) the worker was asleep at every
+#: call's start, and waking it (a futex wake and a scheduler hop, about 8 µs on this VM)
+#: delayed each parallel region: the torch MLP's `openmp` call took 0.037 ms with 300 spins,
+#: 0.032 with 1000 and 0.024 with 3000, where its `c` call takes 0.029 (medians of 3
+#: alternating child processes). On a busy machine 3000 was no worse than 300 in the same
+#: comparison (`python3 -m benchmarks.busy`, resnet18 and gpt_block, one run each: 99th
+#: percentiles 4.6 against 6.9 ms and 0.17 against 4.8 ms beside two busy processes, 4.6
+#: against 9.4 ms and 1.9 against 2.6 ms beside ONNX Runtime's pool; medians within 10 %):
+#: there the waits are scheduler time slices either way, which the spin does not lengthen.
+#: 100 spins had slowed the smallest models by 2x (futex wake-ups); benchmarks/RESULTS.md,
 #: "Busy machine", has the numbers.
-OPENMP_ENVIRONMENT = {"GOMP_SPINCOUNT": "300"}
+OPENMP_ENVIRONMENT = {"GOMP_SPINCOUNT": "3000"}
 
 #: libgomp's soname, as ``-fopenmp`` links it (``DT_NEEDED``). Another copy with its own
 #: soname (e.g. the ``libgomp-<hash>.so.1`` that wheels such as torch vendor) is another
@@ -255,7 +263,7 @@ def libgomp_loaded() -> Optional[bool]:
 
 
 def openmp_wait_policy() -> str:
-    """How the process's libgomp waits, as far as ireec knows: ``GOMP_SPINCOUNT=300 (set
+    """How the process's libgomp waits, as far as ireec knows: ``GOMP_SPINCOUNT=3000 (set
     by ireec.load)``, the variables the environment gave it, that libgomp was loaded before
     ireec loaded a module (then it read the environment of that moment, which ireec cannot
     change), or ``libgomp not loaded``."""

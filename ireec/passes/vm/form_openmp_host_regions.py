@@ -24,7 +24,7 @@ byte ranges span) runs on the calling thread: its region is ``#pragma omp parall
 (a team of one, no other thread woken, the work-shared loops binding to it), formed even for
 a single work-shared launch. Waking the workers and the barriers cost more than such a call
 computes: a quantized MLP (4 x 64 -> 128 -> 10, int8) took 15.8 us on 2 threads and 6 us
-on one (gcc 12, libgomp with ``ireec.load``'s ``GOMP_SPINCOUNT=300``, this project's Xeon).
+on one (gcc 12, libgomp with ``GOMP_SPINCOUNT=300``, this project's Xeon).
 """
 from __future__ import annotations
 
