@@ -107,7 +107,7 @@ def _integer(ins, outs) -> bool:
 _CONSTANT_SOURCES = ("arith.constant", "tensor.empty", "linalg.fill")
 
 
-def _is_constant(v, depth: int = 0) -> bool:
+def is_constant(v, depth: int = 0) -> bool:
     """Whether tensor ``v`` is computed from constants alone (an ``arith.constant``, or
     structured linalg / tensor reshaping ops on such values), so that constant evaluation
     folds its transpose."""
@@ -115,11 +115,11 @@ def _is_constant(v, depth: int = 0) -> bool:
     if not isinstance(op, Operation) or depth > 16:
         return False
     if op.name in _CONSTANT_SOURCES:
-        return all(_is_constant(x, depth + 1) for x in op.operands if isinstance(x.type, T.ShapedType))
+        return all(is_constant(x, depth + 1) for x in op.operands if isinstance(x.type, T.ShapedType))
     if not (L.is_linalg_structured(op) or op.name in ("tensor.collapse_shape", "tensor.expand_shape",
                                                        "tensor.extract_slice")):
         return False
-    return all(_is_constant(x, depth + 1) for x in op.operands)
+    return all(is_constant(x, depth + 1) for x in op.operands)
 
 
 def channels_last_filter(op: Operation) -> bool:
@@ -170,7 +170,7 @@ def convert(op: Operation) -> Optional[Operation]:
     if w is None or not _worth_it(op, w):
         return None
     flt = L.inputs(op)[w]
-    if not _is_constant(flt):
+    if not is_constant(flt):
         return None
     op = generalize(op)
     maps = L.indexing_maps(op)

@@ -1,0 +1,351 @@
+"""Per-channel scales and shifts after a convolution or matmul are folded into its constant
+filter and a bias start.
+
+Mirrors TVM's ``FoldScaleAxis`` (relay/transforms/fold_scale_axis.cc: a channel-wise
+multiply after a ``conv2d``/``dense`` folded into the weight) together with ONNX Runtime's
+``ConvBNFusion``, ``ConvMulFusion`` and ``ConvAddFusion`` graph transformers
+(onnxruntime/core/optimizer): an inference-mode BatchNorm exported as elementwise ops,
+``(conv(x, W) - mean[c]) * inv_std[c] * gamma[c] + beta[c]`` (torch-mlir's form: one
+``linalg.generic`` per op, each reading a per-channel constant), becomes
+``conv(x, W * s[f]) + b[f]`` with ``s = inv_std * gamma`` and
+``b = beta - mean * inv_std * gamma``, both computed from constants. Constant evaluation
+then folds the scaled filter and the bias vector into constants, and the bias broadcast
+becomes the contraction's start (its dispatch writes it into the accumulator tile, the
+micro-kernels' bias start), so no pass over the output is left for the normalization and
+the activation after it fuses as the epilogue.
+
+What is folded: the chain of ops that the contraction's result runs through, each the only
+user of the previous one's result, each a ``linalg.generic`` with parallel loops whose
+output and contraction-result maps are the identity and whose payload is one
+``arith.mulf`` / ``divf`` (by the constant) / ``addf`` / ``subf`` (either way round)
+of the contraction result and a constant-derived operand. That operand is a tensor varying
+along one output dim at most (a ``tensor<Cx1x1xf32>`` read as ``(d1, 0, 0)``, a rank-0 tensor)
+or a scalar constant captured from outside the payload. The dim it varies along must be a
+parallel loop dim of the contraction that indexes its filter (the constant-derived input:
+``f`` of an FCHW filter, ``c`` of a depthwise filter, ``n`` of a matmul's constant ``B``);
+then every output element along it is a sum of products with that filter slice, and
+scaling the slice scales the sum. The contraction's init must be a zero fill or a broadcast
+of a vector along that dim (a convolution's own bias). Divisions divide the filter and the
+bias by the constant.
+
+Numerics: the products and their sum round differently from the unfolded ops (as in ONNX
+Runtime and TVM); differences are at the last bits of f32. Not run under ``--strict-fp``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ...dialects import linalg as L
+from ...dialects.tensor import segment_sizes
+from ...ir import types as T
+from ...ir.affine import AffineConst, AffineDim, AffineMap
+from ...ir.attributes import FloatAttr
+from ...ir.core import Builder, Operation, Value
+from ..common.distribution import is_contraction_like
+from ..pass_base import Pass, PassContext, functions, register_pass
+from .convert_conv_filter_to_channels_last import is_constant
+from .elementwise_op_fusion import blocks_of
+
+#: Payload ops folded, with whether the contraction result may be their second operand.
+_FOLDABLE = {"arith.mulf": True, "arith.divf": False, "arith.addf": True, "arith.subf": True}
+
+
+@dataclass
+class _Chain:
+    """A contraction and the per-channel ops after it: ``filter_pos`` is the filter's input
+    position, ``channel`` the contraction loop dim the chain varies along (None while only
+    uniform ops were seen), ``steps`` the (op name, constant vector builder, result is the
+    payload's second operand) of each folded generic, in order."""
+
+    op: Operation
+    filter_pos: int
+    channels: Dict[int, int]  # contraction loop dim -> extent, for dims that may be the channel
+    channel: Optional[int] = None
+    steps: List[Tuple[str, "_Operand", bool]] = field(default_factory=list)
+    generics: List[Operation] = field(default_factory=list)
+
+
+@dataclass
+class _Operand:
+    """A generic's constant operand: a tensor ``value`` read through ``expr`` (the map's
+    results, each the channel dim or a constant 0), or a captured scalar ``value``."""
+
+    value: Value
+    results: Tuple = ()
+    channel_result: Optional[int] = None  # position in ``results`` of the channel dim
+    scalar: bool = False
+
+
+def _filter_position(op: Operation) -> Optional[int]:
+    """The input position of the constant-derived operand of f32 contraction ``op``."""
+    if not (op.name == "linalg.generic" or L.is_named_structured(op)) or not is_contraction_like(op):
+        return None
+    ins, outs = L.inputs(op), L.outputs(op)
+    if len(ins) != 2 or len(outs) != 1 or len(op.results) != 1:
+        return None
+    if not all(isinstance(v.type, T.TensorType) and v.type.has_static_shape
+               and v.type.element_type == T.f32 for v in ins + outs):
+        return None
+    consts = [i for i, v in enumerate(ins) if is_constant(v)]
+    return consts[0] if len(consts) == 1 else None
+
+
+def _channel_dims(op: Operation, filter_pos: int) -> Dict[int, int]:
+    """Parallel loop dims of ``op`` that index its filter and its output directly, with
+    their extents."""
+    maps, its = L.indexing_maps(op), L.iterator_types(op)
+    out_map, flt_map = maps[-1], maps[filter_pos]
+    out_t = L.outputs(op)[0].type
+    found = {}
+    for i, e in enumerate(out_map.results):
+        if (isinstance(e, AffineDim) and its[e.pos] == L.PARALLEL
+                and any(isinstance(f, AffineDim) and f.pos == e.pos for f in flt_map.results)):
+            found[e.pos] = out_t.shape[i]
+    return found
+
+
+def _constant_operand(g: Operation, v: Value, m: AffineMap) -> Optional[Tuple[_Operand, Optional[int]]]:
+    """``v``, read by generic ``g`` through ``m``, as an :class:`_Operand` and the loop dim
+    of ``g`` it varies along (None: uniform), when it is constant-derived and varies along
+    one dim at most."""
+    if not isinstance(v.type, T.TensorType) or not is_constant(v):
+        return None
+    varying, pos = None, None
+    for i, e in enumerate(m.results):
+        if isinstance(e, AffineDim) and v.type.shape[i] != 1:
+            if varying is not None:
+                return None
+            varying, pos = e.pos, i
+        elif not (isinstance(e, AffineConst) and e.value == 0 or isinstance(e, AffineDim)):
+            return None
+    return _Operand(v, tuple(m.results), pos), varying
+
+
+def _step(chain: _Chain, result: Value) -> Optional[Tuple[Operation, str, _Operand, bool]]:
+    """The folded generic using ``result`` (the chain's value so far), when it qualifies
+    (module docstring): (generic, payload op name, its constant operand, result second)."""
+    uses = list(result.uses)
+    if len(uses) != 1:
+        return None
+    g, idx = uses[0]
+    if g.name != "linalg.generic" or len(g.results) != 1 or any(it != L.PARALLEL for it in L.iterator_types(g)):
+        return None
+    ins = L.inputs(g)
+    if idx >= len(ins) or len(ins) > 2:
+        return None
+    maps = L.indexing_maps(g)
+    rank = result.type.rank
+    ident = AffineMap.identity(rank)
+    if maps[idx] != ident or maps[-1] != ident or g.results[0].type != result.type:
+        return None
+    body = L.payload(g)
+    if len(body.ops) != 2 or body.ops[1].name != "linalg.yield":
+        return None
+    p = body.ops[0]
+    if p.name not in _FOLDABLE or len(p.operands) != 2 or body.ops[1].operands[0] is not p.results[0]:
+        return None
+    if body.args[-1].uses:
+        return None
+    x = body.args[idx]
+    if p.operands[0] is x:
+        other, second = p.operands[1], False
+    elif p.operands[1] is x and _FOLDABLE[p.name]:
+        other, second = p.operands[0], True
+    else:
+        return None
+    if other is x:
+        return None
+    if len(ins) == 2 and other is body.args[1 - idx]:
+        found = _constant_operand(g, ins[1 - idx], maps[1 - idx])
+        if found is None:
+            return None
+        operand, varying = found
+    elif len(ins) == 1 and isinstance(other.owner, Operation) and other.owner.name == "arith.constant" \
+            and other.owner.parent is not body and other.type == T.f32:
+        operand, varying = _Operand(other, scalar=True), None
+    else:
+        return None
+    if varying is not None:
+        # The output dim it varies along, as a loop dim of the contraction.
+        e = L.indexing_maps(chain.op)[-1].results[varying]
+        if e.pos not in chain.channels or (chain.channel is not None and chain.channel != e.pos):
+            return None
+        chain.channel = e.pos
+    return g, p.name, operand, second
+
+
+def _bias_vector(chain: _Chain) -> Tuple[bool, Optional[_Operand]]:
+    """Whether the contraction's init may start the fold, and the bias vector it holds (None
+    for a zero fill)."""
+    init = L.outputs(chain.op)[0]
+    op = init.owner
+    if not isinstance(op, Operation):
+        return False, None
+    if op.name == "linalg.fill":
+        c = op.operands[0].owner
+        ok = (isinstance(c, Operation) and c.name == "arith.constant"
+              and isinstance(c.attr("value"), FloatAttr) and c.attr("value").value == 0.0)
+        return ok, None
+    if not (L.is_pure_broadcast(op) and len(L.inputs(op)) == 1 and len(op.results[0].uses) == 1):
+        return False, None
+    if op.name == "linalg.generic":
+        body = L.payload(op)
+        if body.ops[0].operands[0] is not body.args[0]:
+            return False, None
+        m = L.indexing_maps(op)[0]
+    else:
+        dims = set(op.attr("dimensions").value)
+        m = AffineMap(init.type.rank, 0, tuple(AffineDim(d) for d in range(init.type.rank) if d not in dims))
+    found = _constant_operand(op, L.inputs(op)[0], m)
+    if found is None:
+        return False, None
+    operand, varying = found
+    if varying is not None:
+        e = L.indexing_maps(chain.op)[-1].results[varying]
+        if e.pos not in chain.channels:
+            return False, None
+        chain.channel = e.pos
+    return True, operand
+
+
+def _vector(b: Builder, operand: _Operand, extent: int, loc) -> Value:
+    """``operand`` as a ``tensor<extent x f32>`` along the channel."""
+    t = T.TensorType((extent,), T.f32)
+    empty = b.create("tensor.empty", [], [t]).result
+    if operand.scalar:
+        return b.create("linalg.fill", [operand.value, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
+                        regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
+    res = tuple(AffineDim(0) if i == operand.channel_result else AffineConst(0)
+                for i in range(len(operand.results)))
+    return L.build_generic([operand.value], [empty], [AffineMap(1, 0, res), AffineMap.identity(1)],
+                           [L.PARALLEL], lambda sb, a: [a[0]], loc=loc, builder=b).results[0]
+
+
+def _combine(b: Builder, name: str, a: Value, c: Value, loc) -> Value:
+    """Elementwise ``name(a, c)`` of two channel vectors."""
+    empty = b.create("tensor.empty", [], [a.type]).result
+    ident = AffineMap.identity(1)
+    return L.build_generic([a, c], [empty], [ident] * 3, [L.PARALLEL],
+                           lambda sb, x: [sb.op(name, [x[0], x[1]], T.f32)],
+                           loc=loc, builder=b).results[0]
+
+
+def _negate(b: Builder, a: Value, loc) -> Value:
+    empty = b.create("tensor.empty", [], [a.type]).result
+    ident = AffineMap.identity(1)
+    return L.build_generic([a], [empty], [ident] * 2, [L.PARALLEL], lambda sb, x: [sb.op("arith.negf", [x[0]], T.f32)],
+                           loc=loc, builder=b).results[0]
+
+
+def _fold(chain: _Chain, bias: Optional[_Operand]) -> None:
+    """Rewrite ``chain`` (at least one step): the scale and shift vectors, the scaled filter
+    and the bias start, and a copy of the contraction reading them in place of the last
+    generic."""
+    op, last = chain.op, chain.generics[-1]
+    loc = op.loc
+    b = Builder.before(last)
+    maps = L.indexing_maps(op)
+    channel = chain.channel if chain.channel is not None else min(chain.channels)
+    extent = chain.channels[channel]
+    # The chain so far is x * scale + shift (scale None: 1, shift None: 0).
+    scale: Optional[Value] = None
+    shift: Optional[Value] = None if bias is None else _vector(b, bias, extent, loc)
+    for name, operand, second in chain.steps:
+        k = _vector(b, operand, extent, loc)
+        if name in ("arith.mulf", "arith.divf"):
+            if scale is None and name == "arith.mulf":
+                scale = k
+            else:
+                scale = _combine(b, name, scale if scale is not None else _one(b, extent, loc), k, loc)
+            if shift is not None:
+                shift = _combine(b, name, shift, k, loc)
+        elif name == "arith.addf" or not second:  # x + k, x - k
+            if shift is not None:
+                shift = _combine(b, name, shift, k, loc)
+            else:
+                shift = k if name == "arith.addf" else _negate(b, k, loc)
+        else:  # k - (x * scale + shift) = x * -scale + (k - shift)
+            scale = _negate(b, scale if scale is not None else _one(b, extent, loc), loc)
+            shift = k if shift is None else _combine(b, name, k, shift, loc)
+    mapping = {}
+    if scale is not None:
+        flt = L.inputs(op)[chain.filter_pos]
+        fmap = maps[chain.filter_pos]
+        j = next(i for i, e in enumerate(fmap.results) if isinstance(e, AffineDim) and e.pos == channel)
+        rank = flt.type.rank
+        ident = AffineMap.identity(rank)
+        empty = b.create("tensor.empty", [], [flt.type]).result
+        mapping[flt] = L.build_generic([flt, scale], [empty], [ident, AffineMap(rank, 0, (AffineDim(j),)), ident],
+                                       [L.PARALLEL] * rank,
+                                       lambda sb, x: [sb.op("arith.mulf", [x[0], x[1]], T.f32)],
+                                       loc=loc, builder=b).results[0]
+    init = L.outputs(op)[0]
+    if shift is not None:
+        out_t = init.type
+        i = next(i for i, e in enumerate(maps[-1].results) if isinstance(e, AffineDim) and e.pos == channel)
+        empty = b.create("tensor.empty", [], [out_t]).result
+        mapping[init] = L.build_generic([shift], [empty], [AffineMap(out_t.rank, 0, (AffineDim(i),)),
+                                                           AffineMap.identity(out_t.rank)],
+                                        [L.PARALLEL] * out_t.rank, lambda sb, x: [x[0]], loc=loc,
+                                        builder=b).results[0]
+    new = op.clone(mapping)
+    last.parent.insert_before(last, new)
+    last.results[0].replace_all_uses_with(new.results[0])
+    for g in reversed(chain.generics):
+        g.erase()
+    for o in [op, init.owner]:
+        if isinstance(o, Operation) and o.parent is not None and not any(r.uses for r in o.results):
+            o.erase()
+
+
+def _one(b: Builder, extent: int, loc) -> Value:
+    t = T.TensorType((extent,), T.f32)
+    one = b.create("arith.constant", [], [T.f32], {"value": FloatAttr(1.0, T.f32)}).result
+    empty = b.create("tensor.empty", [], [t]).result
+    return b.create("linalg.fill", [one, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
+                    regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
+
+
+def fold(op: Operation) -> bool:
+    """Fold the per-channel ops after contraction ``op`` (module docstring); whether any was."""
+    pos = _filter_position(op)
+    if pos is None:
+        return False
+    chain = _Chain(op, pos, _channel_dims(op, pos))
+    if not chain.channels:
+        return False
+    ok, bias = _bias_vector(chain)
+    if not ok:
+        return False
+    value = op.results[0]
+    while True:
+        step = _step(chain, value)
+        if step is None:
+            break
+        g, name, operand, second = step
+        chain.steps.append((name, operand, second))
+        chain.generics.append(g)
+        value = g.results[0]
+    if not chain.steps:
+        return False
+    _fold(chain, bias)
+    return True
+
+
+@register_pass
+class FoldChannelAffineIntoContractionsPass(Pass):
+    """TVM's FoldScaleAxis / ONNX Runtime's Conv+BatchNorm fusion: per-channel scales and
+    shifts after a contraction with a constant filter go into the filter and a bias start
+    (module docstring)."""
+
+    name = "fold-channel-affine-into-contractions"
+
+    def run(self, module: Operation, ctx: PassContext) -> None:
+        if getattr(ctx.target, "strict_fp", False):
+            return
+        for f in functions(module):
+            for blk in blocks_of(f):
+                for op in list(blk.ops):
+                    if op.parent is blk:
+                        fold(op)
