@@ -211,9 +211,13 @@ static inline void ireec_uk_dwconv_generic(const ireec_uk_dwconv_params_t *p) {
  * output pixels of line i, four pixels at a time, then one at a time. */
 #define IREEC_UK_DWCONV_PIXELS(VT, W, NV)                                                  \
   {                                                                                        \
+    /* The remainder loop starts at jq, not where the first loop left j: GCC 12 at -O2    \
+     * could not bound j then and warned of j * po overflowing                             \
+     * (-Waggressive-loop-optimizations, an error under -Werror). */                       \
+    const int64_t jq = np - np % 4;                                                        \
     int64_t j;                                                                             \
-    for (j = 0; j + 4 <= np; j += 4) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 4)                \
-    for (; j < np; ++j) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 1)                             \
+    for (j = 0; j < jq; j += 4) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 4)                     \
+    for (j = jq; j < np; ++j) IREEC_UK_DWCONV_CHANNELS(VT, W, NV, 1)                       \
   }
 
 /* A vector of W contiguous image elements. */

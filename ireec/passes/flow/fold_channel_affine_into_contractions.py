@@ -216,6 +216,8 @@ def _vector(b: Builder, operand: _Operand, extent: int, loc) -> Value:
     if operand.scalar:
         return b.create("linalg.fill", [operand.value, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
                         regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
+    if operand.value.type == t and operand.channel_result == 0:
+        return operand.value  # already the vector (a bias): no copy for constant evaluation to add
     res = tuple(AffineDim(0) if i == operand.channel_result else AffineConst(0)
                 for i in range(len(operand.results)))
     return L.build_generic([operand.value], [empty], [AffineMap(1, 0, res), AffineMap.identity(1)],
