@@ -248,7 +248,10 @@ def all_cases() -> List[Case]:
              None, rtol=1e-3, atol=1e-4, expected_file=torch / m / "out0.npy")
         for m, what in (("mlp", "8x784 → 256 → 10"), ("lenet", "batch 1, NCHW"),
                         ("gpt_block", "attention + GELU MLP, 2x16x64"),
-                        ("mobilenet_block", "NCHW depthwise-separable block"))
+                        ("mobilenet_block", "NCHW depthwise-separable block"),
+                        ("resnet18", "whole network, width 16, 1x3x80x80, NCHW"),
+                        ("mobilenetv2", "whole network, width 0.5, 1x3x64x64, NCHW"),
+                        ("unet_small", "whole 2-level U-Net, 1x3x32x32, GroupNorm + SiLU"))
     ]
     return cases
 

@@ -2,9 +2,10 @@
 an inference BatchNorm spelled as torch-mlir exports it (one generic per op: subtract the
 mean, multiply by 1/std and by gamma, add beta) after NCHW, depthwise and matmul
 contractions with constant filters, and a per-channel scale before a convolution's own
-bias, compiled for c and openmp, against numpy in float64 (the fold rounds differently from
-the unfolded ops: last bits of f32). After the flow phase no subtraction of the mean is
-left and each contraction's init is the bias broadcast; ``--strict-fp`` keeps the ops."""
+bias, each followed by a ReLU, compiled for c and openmp, against numpy in float64 (the fold rounds differently from
+the unfolded ops: last bits of f32). After the flow phase no subtraction of the mean or
+division is left (one addition of the shift, fused with the ReLU); ``--strict-fp`` keeps the
+ops."""
 from __future__ import annotations
 
 import numpy as np
@@ -91,9 +92,15 @@ func.func @main(%x: tensor<1x{C}x{H}x{H}xf32>, %d: tensor<1x{F}x{H}x{H}xf32>, %m
 {_bn("%mm", f"tensor<4x{F}xf32>", "#col", "c")}
   %bb = linalg.broadcast ins(%bias : tensor<{F}xf32>) outs(%e4 : {T4}) dimensions = [0, 2, 3]
   %conv2 = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}} ins(%x, %w : tensor<1x{C}x{H}x{H}xf32>, tensor<{F}x{C}x3x3xf32>) outs(%bb : {T4}) -> {T4}
-  %s = linalg.generic {{indexing_maps = [#id4, #chv, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%conv2, %scale : {T4}, tensor<{F}xf32>) outs(%e4 : {T4}) {{
+  %q = linalg.generic {{indexing_maps = [#id4, #chv, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%conv2, %scale : {T4}, tensor<{F}xf32>) outs(%e4 : {T4}) {{
   ^bb0(%in: f32, %k: f32, %out: f32):
     %r = arith.divf %in, %k : f32
+    linalg.yield %r : f32
+  }} -> {T4}
+  %s = linalg.generic {{indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%q : {T4}) outs(%e4 : {T4}) {{
+  ^bb0(%in: f32, %out: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %in, %z : f32
     linalg.yield %r : f32
   }} -> {T4}
   return %a, %b, %c, %s : {T4}, {T4}, tensor<4x{F}xf32>, {T4}
@@ -121,7 +128,7 @@ def _reference(x, d, m):
             dw += d[:, :, i:i + OH, j:j + OH] * DW[None, :, i, j, None, None]
     b = bn(dw, (1, F, 1, 1))
     c = bn(m @ B.astype(np.float64), (1, F))
-    s = (_conv(x, W.astype(np.float64)) + BIAS.reshape(1, F, 1, 1)) / SCALE.reshape(1, F, 1, 1)
+    s = np.maximum((_conv(x, W.astype(np.float64)) + BIAS.reshape(1, F, 1, 1)) / SCALE.reshape(1, F, 1, 1), 0.0)
     return a, b, c, s
 
 

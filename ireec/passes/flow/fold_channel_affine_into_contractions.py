@@ -8,11 +8,10 @@ multiply after a ``conv2d``/``dense`` folded into the weight) together with ONNX
 ``(conv(x, W) - mean[c]) * inv_std[c] * gamma[c] + beta[c]`` (torch-mlir's form: one
 ``linalg.generic`` per op, each reading a per-channel constant), becomes
 ``conv(x, W * s[f]) + b[f]`` with ``s = inv_std * gamma`` and
-``b = beta - mean * inv_std * gamma``, both computed from constants. Constant evaluation
-then folds the scaled filter and the bias vector into constants, and the bias broadcast
-becomes the contraction's start (its dispatch writes it into the accumulator tile, the
-micro-kernels' bias start), so no pass over the output is left for the normalization and
-the activation after it fuses as the epilogue.
+``b = beta - mean * inv_std * gamma``, both computed from constants (constant evaluation
+folds the scaled filter and the shift vector next). The one addition left fuses with the
+activation after it into the contraction's epilogue (a bias and clamp the micro-kernels
+apply as they store), in place of four operations and four operands.
 
 What is folded: the chain of ops that the contraction's result runs through, each the only
 user of the previous one's result, each a ``linalg.generic`` with parallel loops whose
@@ -25,8 +24,12 @@ parallel loop dim of the contraction that indexes its filter (the constant-deriv
 ``f`` of an FCHW filter, ``c`` of a depthwise filter, ``n`` of a matmul's constant ``B``);
 then every output element along it is a sum of products with that filter slice, and
 scaling the slice scales the sum. The contraction's init must be a zero fill or a broadcast
-of a vector along that dim (a convolution's own bias). Divisions divide the filter and the
-bias by the constant.
+of a vector along that dim (a convolution's own bias, which joins the shift; the
+contraction then starts from zero). Divisions divide the filter and the shift by the
+constant. Every reader of the chain's result must be an elementwise generic (the
+activation, a residual addition): read by another contraction instead (MobileNetV2's linear
+bottleneck), the one addition left is cheap enough for elementwise fusion to recompute in
+that contraction's loops, which then no longer match a micro-kernel, so such chains stay.
 
 Numerics: the products and their sum round differently from the unfolded ops (as in ONNX
 Runtime and TVM); differences are at the last bits of f32. Not run under ``--strict-fp``.
@@ -241,9 +244,9 @@ def _negate(b: Builder, a: Value, loc) -> Value:
 
 
 def _fold(chain: _Chain, bias: Optional[_Operand]) -> None:
-    """Rewrite ``chain`` (at least one step): the scale and shift vectors, the scaled filter
-    and the bias start, and a copy of the contraction reading them in place of the last
-    generic."""
+    """Rewrite ``chain`` (at least one step): the scale and shift vectors, the scaled filter,
+    a copy of the contraction reading it (from zero) and the addition of the shift, in place
+    of the last generic."""
     op, last = chain.op, chain.generics[-1]
     loc = op.loc
     b = Builder.before(last)
@@ -283,17 +286,29 @@ def _fold(chain: _Chain, bias: Optional[_Operand]) -> None:
                                        lambda sb, x: [sb.op("arith.mulf", [x[0], x[1]], T.f32)],
                                        loc=loc, builder=b).results[0]
     init = L.outputs(op)[0]
-    if shift is not None:
-        out_t = init.type
-        i = next(i for i, e in enumerate(maps[-1].results) if isinstance(e, AffineDim) and e.pos == channel)
-        empty = b.create("tensor.empty", [], [out_t]).result
-        mapping[init] = L.build_generic([shift], [empty], [AffineMap(out_t.rank, 0, (AffineDim(i),)),
-                                                           AffineMap.identity(out_t.rank)],
-                                        [L.PARALLEL] * out_t.rank, lambda sb, x: [x[0]], loc=loc,
-                                        builder=b).results[0]
+    if bias is not None:
+        # The bias is in the shift now: the contraction starts from zero.
+        zero = b.create("arith.constant", [], [T.f32], {"value": FloatAttr(0.0, T.f32)}).result
+        empty = b.create("tensor.empty", [], [init.type]).result
+        mapping[init] = b.create("linalg.fill", [zero, empty], [init.type],
+                                 {"operandSegmentSizes": segment_sizes(1, 1)},
+                                 regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
     new = op.clone(mapping)
     last.parent.insert_before(last, new)
-    last.results[0].replace_all_uses_with(new.results[0])
+    result = new.results[0]
+    if shift is not None:
+        # One addition of the shift along the channel: with the activation after it,
+        # elementwise fusion makes the contraction's bias (+ clamp) epilogue.
+        out_t = init.type
+        i = next(i for i, e in enumerate(maps[-1].results) if isinstance(e, AffineDim) and e.pos == channel)
+        ident = AffineMap.identity(out_t.rank)
+        b = Builder.before(last)  # after the contraction's copy
+        empty = b.create("tensor.empty", [], [out_t]).result
+        result = L.build_generic([result, shift], [empty], [ident, AffineMap(out_t.rank, 0, (AffineDim(i),)), ident],
+                                 [L.PARALLEL] * out_t.rank,
+                                 lambda sb, x: [sb.op("arith.addf", [x[0], x[1]], T.f32)],
+                                 loc=loc, builder=b).results[0]
+    last.results[0].replace_all_uses_with(result)
     for g in reversed(chain.generics):
         g.erase()
     for o in [op, init.owner]:
@@ -307,6 +322,18 @@ def _one(b: Builder, extent: int, loc) -> Value:
     empty = b.create("tensor.empty", [], [t]).result
     return b.create("linalg.fill", [one, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
                     regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
+
+
+def _ends_in_elementwise(value: Value) -> bool:
+    """Whether every user of the chain's result is an elementwise generic (the activation, a
+    residual addition): the shift left after the fold then fuses with it into the
+    contraction's epilogue. Read by another contraction instead (MobileNetV2's linear
+    bottleneck), the one addition would be cheap enough for elementwise fusion to recompute
+    inside that contraction's loops, which then no longer match a micro-kernel (the
+    1280 x 160 projection took 133 us instead of 38)."""
+    users = [u for u, _ in value.uses]
+    return bool(users) and all(u.name == "linalg.generic" and all(
+        it == L.PARALLEL for it in L.iterator_types(u)) for u in users)
 
 
 def fold(op: Operation) -> bool:
@@ -329,7 +356,7 @@ def fold(op: Operation) -> bool:
         chain.steps.append((name, operand, second))
         chain.generics.append(g)
         value = g.results[0]
-    if not chain.steps:
+    if not chain.steps or not _ends_in_elementwise(value):
         return False
     _fold(chain, bias)
     return True
