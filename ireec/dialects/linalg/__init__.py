@@ -48,7 +48,7 @@ from .named import (CONTRACTIONS, CONVOLUTIONS, DST_STYLE_OPS, ELEMENTWISE,  # n
                     default_maps, element_type, int_list, iterator_attr, iterator_name,
                     maps_attr, spec_iterators, spec_maps)
 from .ops import _verify_pack, _verify_structured  # noqa: F401  (registers every linalg op)
-from .structured import (BodyFn, build_generic, build_named_region, identity_region,  # noqa: F401
+from .structured import (BodyFn, build_fill, build_generic, build_named_region, identity_region,  # noqa: F401
                          indexing_maps, inputs, is_linalg_structured, is_named_structured,
                          is_pure_broadcast, iterator_types, loop_ranges, make_generic, outputs,
                          payload, tensor_results)

@@ -233,6 +233,15 @@ def build_named_region(short: str, in_types: Sequence[T.Type], out_types: Sequen
     return Region([block])
 
 
+def build_fill(value: Value, t: T.TensorType, builder: Builder) -> Value:
+    """``linalg.fill ins(value) outs(tensor.empty() : t)`` at ``builder``'s insertion point:
+    a new tensor of static type ``t`` holding scalar ``value`` (of ``t``'s element type)
+    everywhere."""
+    empty = builder.create("tensor.empty", [], [t]).result
+    return builder.create("linalg.fill", [value, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
+                          regions=[build_named_region("fill", [value.type], [t], {}, builder.loc)]).result
+
+
 def identity_region(types: Sequence[T.Type]) -> Region:
     """Block with one argument per operand element type, yielding the first (transpose,
     broadcast, copy-like ops)."""

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ...dialects import linalg as L
-from ...dialects.tensor import segment_sizes
 from ...ir import types as T
 from ...ir.affine import AffineConst, AffineDim, AffineMap
 from ...ir.attributes import FloatAttr
@@ -58,8 +57,9 @@ _FOLDABLE = {"arith.mulf": True, "arith.divf": False, "arith.addf": True, "arith
 class _Chain:
     """A contraction and the per-channel ops after it: ``filter_pos`` is the filter's input
     position, ``channel`` the contraction loop dim the chain varies along (None while only
-    uniform ops were seen), ``steps`` the (op name, constant vector builder, result is the
-    payload's second operand) of each folded generic, in order."""
+    uniform ops were seen), ``steps`` the (payload op name, its constant operand, whether the
+    chain's value is the payload's second operand) of each folded generic, in order, and
+    ``generics`` those generics."""
 
     op: Operation
     filter_pos: int
@@ -71,8 +71,9 @@ class _Chain:
 
 @dataclass
 class _Operand:
-    """A generic's constant operand: a tensor ``value`` read through ``expr`` (the map's
-    results, each the channel dim or a constant 0), or a captured scalar ``value``."""
+    """A generic's constant operand: a tensor ``value`` read through a map whose ``results``
+    are each a loop dim or a constant 0, the channel dim at position ``channel_result``
+    (None: the tensor is uniform), or a captured scalar ``value``."""
 
     value: Value
     results: Tuple = ()
@@ -108,8 +109,8 @@ def _channel_dims(op: Operation, filter_pos: int) -> Dict[int, int]:
     return found
 
 
-def _constant_operand(g: Operation, v: Value, m: AffineMap) -> Optional[Tuple[_Operand, Optional[int]]]:
-    """``v``, read by generic ``g`` through ``m``, as an :class:`_Operand` and the loop dim
+def _constant_operand(v: Value, m: AffineMap) -> Optional[Tuple[_Operand, Optional[int]]]:
+    """``v``, read by a generic through ``m``, as an :class:`_Operand` and the loop dim
     of ``g`` it varies along (None: uniform), when it is constant-derived and varies along
     one dim at most."""
     if not isinstance(v.type, T.TensorType) or not is_constant(v):
@@ -160,7 +161,7 @@ def _step(chain: _Chain, result: Value) -> Optional[Tuple[Operation, str, _Opera
     if other is x:
         return None
     if len(ins) == 2 and other is body.args[1 - idx]:
-        found = _constant_operand(g, ins[1 - idx], maps[1 - idx])
+        found = _constant_operand(ins[1 - idx], maps[1 - idx])
         if found is None:
             return None
         operand, varying = found
@@ -200,7 +201,7 @@ def _bias_vector(chain: _Chain) -> Tuple[bool, Optional[_Operand]]:
     else:
         dims = set(op.attr("dimensions").value)
         m = AffineMap(init.type.rank, 0, tuple(AffineDim(d) for d in range(init.type.rank) if d not in dims))
-    found = _constant_operand(op, L.inputs(op)[0], m)
+    found = _constant_operand(L.inputs(op)[0], m)
     if found is None:
         return False, None
     operand, varying = found
@@ -215,32 +216,46 @@ def _bias_vector(chain: _Chain) -> Tuple[bool, Optional[_Operand]]:
 def _vector(b: Builder, operand: _Operand, extent: int, loc) -> Value:
     """``operand`` as a ``tensor<extent x f32>`` along the channel."""
     t = T.TensorType((extent,), T.f32)
-    empty = b.create("tensor.empty", [], [t]).result
     if operand.scalar:
-        return b.create("linalg.fill", [operand.value, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
-                        regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
+        return L.build_fill(operand.value, t, b)
     if operand.value.type == t and operand.channel_result == 0:
         return operand.value  # already the vector (a bias): no copy for constant evaluation to add
     res = tuple(AffineDim(0) if i == operand.channel_result else AffineConst(0)
                 for i in range(len(operand.results)))
+    empty = b.create("tensor.empty", [], [t]).result
     return L.build_generic([operand.value], [empty], [AffineMap(1, 0, res), AffineMap.identity(1)],
                            [L.PARALLEL], lambda sb, a: [a[0]], loc=loc, builder=b).results[0]
 
 
+def _apply(b: Builder, name: str, target: Value, other: Optional[Value], other_map: AffineMap, loc) -> Value:
+    """Elementwise ``name(target, other)`` over ``target``'s shape, ``other`` read through
+    ``other_map`` (``name(target)`` when ``other`` is None): the channel vectors' arithmetic,
+    the filter's scaling and the shift's addition."""
+    rank = target.type.rank
+    ident = AffineMap.identity(rank)
+    ins, maps = ([target], [ident]) if other is None else ([target, other], [ident, other_map])
+    empty = b.create("tensor.empty", [], [target.type]).result
+    return L.build_generic(ins, [empty], maps + [ident], [L.PARALLEL] * rank,
+                           lambda sb, x: [sb.op(name, x[:len(ins)], T.f32)], loc=loc, builder=b).results[0]
+
+
 def _combine(b: Builder, name: str, a: Value, c: Value, loc) -> Value:
     """Elementwise ``name(a, c)`` of two channel vectors."""
-    empty = b.create("tensor.empty", [], [a.type]).result
-    ident = AffineMap.identity(1)
-    return L.build_generic([a, c], [empty], [ident] * 3, [L.PARALLEL],
-                           lambda sb, x: [sb.op(name, [x[0], x[1]], T.f32)],
-                           loc=loc, builder=b).results[0]
+    return _apply(b, name, a, c, AffineMap.identity(1), loc)
 
 
 def _negate(b: Builder, a: Value, loc) -> Value:
-    empty = b.create("tensor.empty", [], [a.type]).result
-    ident = AffineMap.identity(1)
-    return L.build_generic([a], [empty], [ident] * 2, [L.PARALLEL], lambda sb, x: [sb.op("arith.negf", [x[0]], T.f32)],
-                           loc=loc, builder=b).results[0]
+    return _apply(b, "arith.negf", a, None, AffineMap.identity(1), loc)
+
+
+def _one(b: Builder, extent: int, loc) -> Value:
+    one = b.create("arith.constant", [], [T.f32], {"value": FloatAttr(1.0, T.f32)}).result
+    return L.build_fill(one, T.TensorType((extent,), T.f32), b)
+
+
+def _position(m: AffineMap, dim: int) -> int:
+    """The result position of ``m`` that is loop dim ``dim``."""
+    return next(i for i, e in enumerate(m.results) if isinstance(e, AffineDim) and e.pos == dim)
 
 
 def _fold(chain: _Chain, bias: Optional[_Operand]) -> None:
@@ -276,52 +291,28 @@ def _fold(chain: _Chain, bias: Optional[_Operand]) -> None:
     mapping = {}
     if scale is not None:
         flt = L.inputs(op)[chain.filter_pos]
-        fmap = maps[chain.filter_pos]
-        j = next(i for i, e in enumerate(fmap.results) if isinstance(e, AffineDim) and e.pos == channel)
-        rank = flt.type.rank
-        ident = AffineMap.identity(rank)
-        empty = b.create("tensor.empty", [], [flt.type]).result
-        mapping[flt] = L.build_generic([flt, scale], [empty], [ident, AffineMap(rank, 0, (AffineDim(j),)), ident],
-                                       [L.PARALLEL] * rank,
-                                       lambda sb, x: [sb.op("arith.mulf", [x[0], x[1]], T.f32)],
-                                       loc=loc, builder=b).results[0]
+        j = _position(maps[chain.filter_pos], channel)
+        mapping[flt] = _apply(b, "arith.mulf", flt, scale, AffineMap(flt.type.rank, 0, (AffineDim(j),)), loc)
     init = L.outputs(op)[0]
     if bias is not None:
         # The bias is in the shift now: the contraction starts from zero.
         zero = b.create("arith.constant", [], [T.f32], {"value": FloatAttr(0.0, T.f32)}).result
-        empty = b.create("tensor.empty", [], [init.type]).result
-        mapping[init] = b.create("linalg.fill", [zero, empty], [init.type],
-                                 {"operandSegmentSizes": segment_sizes(1, 1)},
-                                 regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
+        mapping[init] = L.build_fill(zero, init.type, b)
     new = op.clone(mapping)
     last.parent.insert_before(last, new)
     result = new.results[0]
     if shift is not None:
         # One addition of the shift along the channel: with the activation after it,
         # elementwise fusion makes the contraction's bias (+ clamp) epilogue.
-        out_t = init.type
-        i = next(i for i, e in enumerate(maps[-1].results) if isinstance(e, AffineDim) and e.pos == channel)
-        ident = AffineMap.identity(out_t.rank)
-        b = Builder.before(last)  # after the contraction's copy
-        empty = b.create("tensor.empty", [], [out_t]).result
-        result = L.build_generic([result, shift], [empty], [ident, AffineMap(out_t.rank, 0, (AffineDim(i),)), ident],
-                                 [L.PARALLEL] * out_t.rank,
-                                 lambda sb, x: [sb.op("arith.addf", [x[0], x[1]], T.f32)],
-                                 loc=loc, builder=b).results[0]
+        i = _position(maps[-1], channel)
+        result = _apply(Builder.before(last), "arith.addf", result, shift,  # after the copy
+                        AffineMap(init.type.rank, 0, (AffineDim(i),)), loc)
     last.results[0].replace_all_uses_with(result)
     for g in reversed(chain.generics):
         g.erase()
     for o in [op, init.owner]:
         if isinstance(o, Operation) and o.parent is not None and not any(r.uses for r in o.results):
             o.erase()
-
-
-def _one(b: Builder, extent: int, loc) -> Value:
-    t = T.TensorType((extent,), T.f32)
-    one = b.create("arith.constant", [], [T.f32], {"value": FloatAttr(1.0, T.f32)}).result
-    empty = b.create("tensor.empty", [], [t]).result
-    return b.create("linalg.fill", [one, empty], [t], {"operandSegmentSizes": segment_sizes(1, 1)},
-                    regions=[L.build_named_region("fill", [T.f32], [T.f32], {})]).result
 
 
 def _ends_in_elementwise(value: Value) -> bool:
@@ -365,8 +356,8 @@ def fold(op: Operation) -> bool:
 @register_pass
 class FoldChannelAffineIntoContractionsPass(Pass):
     """TVM's FoldScaleAxis / ONNX Runtime's Conv+BatchNorm fusion: per-channel scales and
-    shifts after a contraction with a constant filter go into the filter and a bias start
-    (module docstring)."""
+    shifts after a contraction with a constant filter go into the filter and one addition
+    of a shift vector (module docstring)."""
 
     name = "fold-channel-affine-into-contractions"
 
