@@ -43,8 +43,13 @@
  * made at run time (__builtin_cpu_supports) unless the file is compiled for a CPU that has
  * AVX-512 or AVX2 (-march=native: then that kernel is called directly) or
  * IREEC_NO_TARGET_CLONES is defined (baseline only). Rows left over by the register tile
- * go through one-row kernels (a matrix-vector product computes one row, not mr), and with
- * few rows (IREEC_UK_SGEMM_DIRECT_B_ROWS) B's full-width panels are read in place, unpacked.
+ * go through a kernel of exactly that many rows where the ISA has one (AVX-512: 2..7 rows,
+ * and 9..12 rows that take the last register tile's 8 with them), else a tile of mr/2 rows
+ * and one-row kernels (a matrix-vector product computes one row, not mr). A 3x3 image's 9
+ * pixels by 96 channels by 864 (a ResNet convolution) took 20.2 us as 8 rows + one row and
+ * 15.5 us as one 9-row tile; 25 pixels by 48 by 432, 15.9 -> 13.1 us (gcc 12, AVX-512, one
+ * thread, the dispatch alone). With few rows (IREEC_UK_SGEMM_DIRECT_B_ROWS) B's full-width
+ * panels are read in place, unpacked.
  *
  * Every C element sees its products in the order k = 0, 1, ..., K-1 added to its initial
  * value (the accumulators are loaded from C, or start at +0.0 when the caller's zero fill
@@ -59,6 +64,9 @@
 /* Largest register tile of any micro-kernel below (rows, columns). */
 #define IREEC_UK_SGEMM_MAX_MR 8
 #define IREEC_UK_SGEMM_MAX_NR 32
+/* Most rows of the kernels of exactly r rows (ireec_uk_sgemm_isa_t.rows): a register tile
+ * and the half tile of rows a block leaves below it, computed as one taller tile. */
+#define IREEC_UK_SGEMM_MAX_ROWS (IREEC_UK_SGEMM_MAX_MR + IREEC_UK_SGEMM_MAX_MR / 2)
 /* Floats of the `work` buffer ireec_uk_sgemm needs for blocking sizes mc, nc, kc: a packed
  * kc x nc block of B and an mc x kc block of A, each rounded up to whole panels, plus room
  * to align them to 64 bytes. */
@@ -117,6 +125,13 @@ typedef struct {
    * 8 + 1): at least mr/2 of them go through one of these rather than a one-row kernel
    * each, which loads every B vector again per row. NULL where there are none. */
   ireec_uk_sgemm_tile_fn short_tile, short_half, short_quarter;
+  /* Kernels of exactly r rows (rows[0][r] full width, rows[1][r] half), for the rows a block
+   * leaves: a 3x3 image's 9 pixels are one 9-row tile instead of 8 rows and the one-row
+   * kernel, whose two accumulators wait on each other's FMA latency (half the time of the
+   * 8-row tile for an eighth of its work); 2..7 rows one tile instead of a short tile and
+   * one-row kernels, each loading B again. NULL entries (or rows NULL) where there is none:
+   * then register tiles, a short tile and one-row kernels. */
+  const ireec_uk_sgemm_tile_fn (*rows)[IREEC_UK_SGEMM_MAX_ROWS + 1];
 } ireec_uk_sgemm_isa_t;
 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
@@ -145,6 +160,37 @@ typedef struct {
  * accumulators kept in vector registers; `acc += b * a` contracts into FMA unless
  * -ffp-contract=off. */
 #define IREEC_UK_SGEMM_TILE(NAME, ATTRS, VT, W, MR, NV, CASES)                             \
+  IREEC_UK_SGEMM_TILE_BODY(NAME, ATTRS, VT, W, MR, NV)                                     \
+  /* Copies of the body: the common epilogues (IREEC_UK_EPILOGUE_CASES) with their flags as \
+   * constants, the rest testing them, in a function of their own; and, in the kernel     \
+   * itself, one without an epilogue, compiled as if there were none (laid out as without \
+   * the others: a plain 3x3 convolution lost 2% when they shared its function). */       \
+  ATTRS __attribute__((noinline, unused)) static void NAME##_ep(                            \
+      int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,      \
+      int64_t ldc, int accumulate, const ireec_uk_epilogue_t *ep) {                        \
+    switch (ep->flags & IREEC_UK_FLAG_EPILOGUE) {                                          \
+      CASES(IREEC_UK_TILE_CASE, NAME)                                                      \
+      default: NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep, ep->flags);         \
+    }                                                                                      \
+  }                                                                                        \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
+                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
+                         const ireec_uk_epilogue_t *ep) {                                  \
+    if (ep == NULL) NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, NULL, 0);          \
+    else NAME##_ep(kc, a, lda, b, ldb, c, ldc, accumulate, ep);                            \
+  }
+/* IREEC_UK_SGEMM_TILE_LEAN(name, attributes, vector type, lanes, MR, NV): the same kernel as
+ * one copy of its body, testing `ep` and its flags after the k loop (half the compile time:
+ * for the kernels of few calls, ireec_uk_sgemm_isa_t.rows). */
+#define IREEC_UK_SGEMM_TILE_LEAN(NAME, ATTRS, VT, W, MR, NV)                               \
+  IREEC_UK_SGEMM_TILE_BODY(NAME, ATTRS, VT, W, MR, NV)                                     \
+  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
+                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
+                         const ireec_uk_epilogue_t *ep) {                                  \
+    NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep, ep != NULL ? ep->flags : 0);   \
+  }
+/* The body of IREEC_UK_SGEMM_TILE(_LEAN): ep_flags the epilogue's flags (0: none). */
+#define IREEC_UK_SGEMM_TILE_BODY(NAME, ATTRS, VT, W, MR, NV)                               \
   ATTRS __attribute__((always_inline, unused)) static inline void NAME##_body(             \
       int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,      \
       int64_t ldc, int accumulate, const ireec_uk_epilogue_t *ep, const int ep_flags) {    \
@@ -177,24 +223,6 @@ typedef struct {
     }                                                                                      \
     for (r = 0; r < MR; ++r)                                                               \
       for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));        \
-  }                                                                                        \
-  /* Copies of the body: the common epilogues (IREEC_UK_EPILOGUE_CASES) with their flags as \
-   * constants, the rest testing them, in a function of their own; and, in the kernel     \
-   * itself, one without an epilogue, compiled as if there were none (laid out as without \
-   * the others: a plain 3x3 convolution lost 2% when they shared its function). */       \
-  ATTRS __attribute__((noinline, unused)) static void NAME##_ep(                            \
-      int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,      \
-      int64_t ldc, int accumulate, const ireec_uk_epilogue_t *ep) {                        \
-    switch (ep->flags & IREEC_UK_FLAG_EPILOGUE) {                                          \
-      CASES(IREEC_UK_TILE_CASE, NAME)                                                      \
-      default: NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, ep, ep->flags);         \
-    }                                                                                      \
-  }                                                                                        \
-  ATTRS __attribute__((unused)) static void NAME(int64_t kc, const float *a, int64_t lda,  \
-                         const float *b, int64_t ldb, float *c, int64_t ldc, int accumulate, \
-                         const ireec_uk_epilogue_t *ep) {                                  \
-    if (ep == NULL) NAME##_body(kc, a, lda, b, ldb, c, ldc, accumulate, NULL, 0);          \
-    else NAME##_ep(kc, a, lda, b, ldb, c, ldc, accumulate, ep);                            \
   }
 /* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
  * 1 x (NV * lanes) tile. */
@@ -309,12 +337,38 @@ IREEC_UK_SGEMM_TILE(ireec_uk_sgemm_tile_8x16,
                     IREEC_UK_EPILOGUE_CASES)
 IREEC_UK_SGEMM_ROW(ireec_uk_sgemm_row_16v, __attribute__((target("avx512f,avx512vl,avx2,fma"))),
                    ireec_uk_v16f, 16, 1)
+/* AVX-512 kernels of r rows (ireec_uk_sgemm_isa_t.rows), r x 32 and r x 16: up to 24
+ * accumulators, 2 B vectors and a broadcast of the 32 registers. */
+#define IREEC_UK_SGEMM_ROWS_512(R)                                                        \
+  IREEC_UK_SGEMM_TILE_LEAN(ireec_uk_sgemm_tile_##R##x32_512,                                \
+                           __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, R, 2) \
+  IREEC_UK_SGEMM_TILE_LEAN(ireec_uk_sgemm_tile_##R##x16_512,                                \
+                           __attribute__((target("avx512f,avx512vl,avx2,fma"))), ireec_uk_v16f, 16, R, 1)
+IREEC_UK_SGEMM_ROWS_512(2)
+IREEC_UK_SGEMM_ROWS_512(3)
+IREEC_UK_SGEMM_ROWS_512(5)
+IREEC_UK_SGEMM_ROWS_512(6)
+IREEC_UK_SGEMM_ROWS_512(7)
+IREEC_UK_SGEMM_ROWS_512(9)
+IREEC_UK_SGEMM_ROWS_512(10)
+IREEC_UK_SGEMM_ROWS_512(11)
+IREEC_UK_SGEMM_ROWS_512(12)
+/* ireec_uk_sgemm_isa_t.rows of AVX-512 (a table, not a copy in every call's frame). */
+#define IREEC_UK_SGEMM_ROWS_TABLE(W)                                                      \
+  {NULL, NULL, ireec_uk_sgemm_tile_2x##W##_512, ireec_uk_sgemm_tile_3x##W##_512, NULL,         \
+   ireec_uk_sgemm_tile_5x##W##_512, ireec_uk_sgemm_tile_6x##W##_512,                         \
+   ireec_uk_sgemm_tile_7x##W##_512, NULL, ireec_uk_sgemm_tile_9x##W##_512,                   \
+   ireec_uk_sgemm_tile_10x##W##_512, ireec_uk_sgemm_tile_11x##W##_512,                       \
+   ireec_uk_sgemm_tile_12x##W##_512}
+static const ireec_uk_sgemm_tile_fn ireec_uk_sgemm_rows_512[2][IREEC_UK_SGEMM_MAX_ROWS + 1] = {
+    IREEC_UK_SGEMM_ROWS_TABLE(32), IREEC_UK_SGEMM_ROWS_TABLE(16)};
 #endif
 
 /* The kernels for this CPU. Chosen at compile time when the compiler targets AVX-512 or
  * AVX2+FMA (-march), else at run time unless IREEC_NO_TARGET_CLONES is defined (then the
  * baseline kernels). */
 static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
+  isa->rows = NULL;
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
   isa->mr = 4; isa->nr = 8; isa->tile = ireec_uk_sgemm_tile_4x8; isa->row = ireec_uk_sgemm_row_8;
   isa->half = ireec_uk_sgemm_tile_4x4; isa->half_row = ireec_uk_sgemm_row_4;
@@ -354,7 +408,40 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
   isa->quarter = ireec_uk_sgemm_tile_8x8; isa->quarter_row = ireec_uk_sgemm_row_8v;
   isa->short_tile = ireec_uk_sgemm_tile_4x32; isa->short_half = ireec_uk_sgemm_tile_4x16;
   isa->short_quarter = ireec_uk_sgemm_tile_4x8v;
+  isa->rows = ireec_uk_sgemm_rows_512;
 #endif
+}
+
+/* Rows [0, h) of one piece of C (at c, row stride ldc; A's rows at a, lda apart; B's piece
+ * at b): through the kernel of exactly h rows where `rows` (NULL: none) has one, else
+ * register tiles of mr rows, a short tile of mr/2 where that many are left and one-row
+ * kernels, in turn. tep (NULL without bias and epilogue) holds the bias of row 0 and moves
+ * bias_i per row. */
+static void ireec_uk_sgemm_rows(int mr, ireec_uk_sgemm_tile_fn tile, ireec_uk_sgemm_tile_fn short_tile,
+                                ireec_uk_sgemm_row_fn row, ireec_uk_sgemm_tile_fn const *rows, int64_t h,
+                                int64_t kc, const float *a, int64_t lda, const float *b, int64_t ldb,
+                                float *c, int64_t ldc, int acc, ireec_uk_epilogue_t *tep,
+                                int64_t bias_i) {
+  int64_t i = 0, step;
+  while (i < h) {
+    const int64_t left = h - i;
+    if (rows != NULL && left <= IREEC_UK_SGEMM_MAX_ROWS && rows[left] != NULL) {
+      rows[left](kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, acc, tep);
+      return;
+    }
+    if (left >= mr) {
+      tile(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, acc, tep);
+      step = mr;
+    } else if (2 * left >= mr && short_tile != NULL) {
+      short_tile(kc, a + i * lda, lda, b, ldb, c + i * ldc, ldc, acc, tep);
+      step = mr / 2;
+    } else {
+      row(kc, a + i * lda, 1, b, ldb, c + i * ldc, acc, tep);
+      step = 1;
+    }
+    i += step;
+    if (tep != NULL) tep->bias += step * bias_i;
+  }
 }
 
 /* Rows of C up to which ireec_uk_sgemm reads B's full-width panels in place instead of
@@ -497,7 +584,7 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
   float *bp = (float *)(((uintptr_t)work + 63) & ~(uintptr_t)63);
   float *ap;
   float edge[IREEC_UK_SGEMM_MAX_MR * IREEC_UK_SGEMM_MAX_NR];
-  int64_t jc, pc, ic, jr, ir, i, j;
+  int64_t jc, pc, ic, jr, ir, i, j, h, mcur;
   ireec_uk_epilogue_t ep;
   ep.bias = bias;
   ep.bias_i = bias_i;
@@ -535,8 +622,11 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
        * case only a last panel that neither the full nor the half-width kernel covers). */
       ireec_uk_sgemm_pack_b(kcur, ncur, B + pc * b_k + jc * b_n, b_k, b_n, nr,
                             direct ? (isa.half != NULL ? 2 : 1) : 0, bp);
-      for (ic = 0; ic < M; ic += mc) {
-        const int64_t mcur = M - ic < mc ? M - ic : mc;
+      for (ic = 0; ic < M; ic += mcur) {
+        /* A block of mc rows; the last one takes up to mr/2 rows that would be left below
+         * it (one taller tile, see isa.rows; A's packed block has room for them). */
+        mcur = M - ic < mc ? M - ic : mc;
+        if (M - ic > mcur && 2 * (M - ic - mcur) <= mr) mcur = M - ic;
         /* A[ic.., pc..]: in place (rows contiguous in k), else into a row-major mcur x kcur
          * block. */
         const float *ablk = direct_a ? A + ic * a_m + pc : ap;
@@ -552,83 +642,57 @@ IREEC_UK_SGEMM_API void ireec_uk_sgemm_fused(int64_t M, int64_t N, int64_t K, co
           const ireec_uk_sgemm_tile_fn tile = half ? isa.half : isa.tile;
           const ireec_uk_sgemm_row_fn row = half ? isa.half_row : isa.row;
           const ireec_uk_sgemm_tile_fn short_tile = half ? isa.short_half : isa.short_tile;
+          const ireec_uk_sgemm_tile_fn *rows = isa.rows != NULL ? isa.rows[half] : NULL;
           const int in_place = direct && (w == nr || (half && w == pw));
           const float *b = in_place ? B + pc * b_k + jc + jr : bp + jr * kcur;
           const int64_t ldb = in_place ? b_k : nr;
-          for (ir = 0; ir < mcur; ir += mr) {
-            const int64_t h = mcur - ir < mr ? mcur - ir : mr;
+          for (ir = 0; ir < mcur; ir += h) {
+            /* A register tile of rows, or the rows left; a last register tile with at most
+             * mr/2 rows below it takes them as one taller tile where there is a kernel of
+             * that many rows (isa.rows). */
+            const int64_t left = mcur - ir;
             float *c = C + (ic + ir) * ldc + jc + jr;
-            int64_t off;
+            int64_t off, i0;
             /* The bias and epilogue of the tile at column off (its bias from there; the
              * epilogue only with the last k block). */
             ireec_uk_epilogue_t tep = ep;
+            h = left < mr ? left : mr;
+            if (rows != NULL && left > mr && 2 * (left - mr) <= mr && left <= IREEC_UK_SGEMM_MAX_ROWS
+                && rows[left] != NULL)
+              h = left;
             if (!last) tep.flags = 0;
             for (off = 0; off + pw <= w; off += pw) {
               if (biased) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
-              if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
-                continue;
-              }
-              /* Fewer rows than a register tile: mr/2 of them through a short tile where
-               * there are that many, the rest row by row. */
-              i = 0;
-              if (2 * h >= mr && short_tile != NULL) {
-                short_tile(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
-                i = mr / 2;
-                tep.bias += i * bias_i;
-              }
-              for (; i < h; ++i) {
-                row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc, biased ? &tep : NULL);
-                tep.bias += bias_i;
-              }
+              ireec_uk_sgemm_rows(mr, tile, short_tile, row, rows, h, kcur, ablk + ir * lda, lda, b + off, ldb,
+                                  c + off, ldc, acc, biased ? &tep : NULL, bias_i);
             }
             /* Quarter-width pieces of what the half-width ones leave (b: the packed panel). */
             for (; half && isa.quarter != NULL && off + nr / 4 <= w; off += nr / 4) {
               if (biased) tep.bias = bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j;
-              if (h == mr) {
-                isa.quarter(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc, biased ? &tep : NULL);
-                continue;
-              }
-              i = 0;
-              if (2 * h >= mr && isa.short_quarter != NULL) {
-                isa.short_quarter(kcur, ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc,
-                                  biased ? &tep : NULL);
-                i = mr / 2;
-                tep.bias += i * bias_i;
-              }
-              for (; i < h; ++i) {
-                isa.quarter_row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, c + i * ldc + off, acc,
-                                biased ? &tep : NULL);
-                tep.bias += bias_i;
-              }
+              ireec_uk_sgemm_rows(mr, isa.quarter, isa.short_quarter, isa.quarter_row, NULL, h, kcur,
+                                  ablk + ir * lda, lda, b + off, ldb, c + off, ldc, acc,
+                                  biased ? &tep : NULL, bias_i);
             }
-            if (off < w) {
-              /* The last w - off columns (b is a packed, zero-padded panel here) through a
-               * pw-wide copy of their valid part. */
-              const int64_t wr = w - off;
-              const float *bias0 = bias != NULL ? bias + (ic + ir) * bias_i + (jc + jr + off) * bias_j : NULL;
-              for (i = 0; i < h; ++i) {
-                if (acc == 1) memcpy(edge + i * pw, c + i * ldc + off, (size_t)wr * sizeof(float));
+            /* The last w - off columns (b is a packed, zero-padded panel here) through a
+             * pw-wide copy of their valid part, at most mr rows at a time. */
+            for (i0 = 0; off < w && i0 < h; i0 += mr) {
+              const int64_t wr = w - off, hh = h - i0 < mr ? h - i0 : mr;
+              const float *bias0 = bias != NULL ? bias + (ic + ir + i0) * bias_i + (jc + jr + off) * bias_j : NULL;
+              float *ce = c + i0 * ldc + off;
+              for (i = 0; i < hh; ++i) {
+                if (acc == 1) memcpy(edge + i * pw, ce + i * ldc, (size_t)wr * sizeof(float));
                 if (acc == 2)
                   for (j = 0; j < wr; ++j) edge[i * pw + j] = bias0[i * bias_i + j * bias_j];
                 for (j = acc ? wr : 0; j < pw; ++j) edge[i * pw + j] = 0.0f;
               }
-              if (h == mr) {
-                tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1, NULL);
-              } else {
-                i = 0;
-                if (2 * h >= mr && short_tile != NULL) {
-                  short_tile(kcur, ablk + ir * lda, lda, b + off, ldb, edge, pw, 1, NULL);
-                  i = mr / 2;
-                }
-                for (; i < h; ++i) row(kcur, ablk + (ir + i) * lda, 1, b + off, ldb, edge + i * pw, 1, NULL);
-              }
+              ireec_uk_sgemm_rows(mr, tile, short_tile, row, rows, hh, kcur,
+                                  ablk + (ir + i0) * lda, lda, b + off, ldb, edge, pw, 1, NULL, 0);
               /* The epilogue on the valid part only (the bias has no elements past it). */
               if (last) {
                 tep.bias = bias0;
-                ireec_uk_epilogue_block(&tep, edge, pw, h, wr);
+                ireec_uk_epilogue_block(&tep, edge, pw, hh, wr);
               }
-              for (i = 0; i < h; ++i) memcpy(c + i * ldc + off, edge + i * pw, (size_t)wr * sizeof(float));
+              for (i = 0; i < hh; ++i) memcpy(ce + i * ldc, edge + i * pw, (size_t)wr * sizeof(float));
             }
           }
         }

@@ -97,8 +97,8 @@ WORKGROUP_TILE = (512, 256)
 #: Bytes of stack ``ireec_uk_sgemm`` itself takes besides the caller's ``work`` array: its
 #: edge tile (IREEC_UK_SGEMM_MAX_MR x IREEC_UK_SGEMM_MAX_NR floats = 1 KiB) and frames.
 #: Measured with gcc 12 ``-O3 -fstack-usage`` on x86-64 (the deepest chain: ireec_uk_sgemm
-#: 1392 B + its AVX-512 8x32 tile kernel 1096 B = 2488 B), with headroom for other compilers.
-UKERNEL_STACK_BYTES = 3072
+#: 1520 B + its AVX-512 12x32 tile kernel 1608 B = 3128 B), with headroom for other compilers.
+UKERNEL_STACK_BYTES = 3584
 
 #: ``IREEC_UK_SGEMM_MAX_MR`` / ``IREEC_UK_SGEMM_MAX_NR`` of the header.
 MAX_MR, MAX_NR = 8, 32
