@@ -271,3 +271,51 @@ def test_concurrent_targets_split_single_workgroup_kernels(shape, c_count, omp_c
         hal = compile_source(_elementwise_tanh(shape), "s.mlir", target=target, compile_to="hal").ir_text
         counts = [int(x) for x in hal.split("workgroup_count = array<i64: ")[1].split(">")[0].split(", ")]
         assert math.prod(counts) == want, (target, counts)
+
+
+def _nchw_conv(c: int, f: int, hw: int, w: "np.ndarray") -> str:
+    """A 3x3 NCHW convolution of a 1 x c x hw x hw image with the constant filter ``w``."""
+    import numpy as np
+
+    o = hw - 2
+    dense = "dense<" + np.array2string(w, separator=", ", threshold=1 << 22, floatmode="unique").replace("\n", "") + ">"
+    return f"""func.func @f(%x: tensor<1x{c}x{hw}x{hw}xf32>) -> tensor<1x{f}x{o}x{o}xf32> {{
+  %w = arith.constant {dense} : tensor<{f}x{c}x3x3xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x{f}x{o}x{o}xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<1x{f}x{o}x{o}xf32>) -> tensor<1x{f}x{o}x{o}xf32>
+  %r = linalg.conv_2d_nchw_fchw {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}
+      ins(%x, %w : tensor<1x{c}x{hw}x{hw}xf32>, tensor<{f}x{c}x3x3xf32>) outs(%i : tensor<1x{f}x{o}x{o}xf32>) -> tensor<1x{f}x{o}x{o}xf32>
+  return %r : tensor<1x{f}x{o}x{o}xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("hw,channels_cut", [(5, True), (12, False)])
+def test_small_images_cut_output_channels_on_openmp(hw, channels_cut):
+    """An im2col convolution whose GEMM rows are few output pixels (3x3 = 9, below
+    SMALL_GEMM_PIXELS) is cut along its 96 output channels on openmp (two workgroups of 48,
+    each with all 9 rows: 6 + 3 rows left partial register tiles); a 10x10 output keeps its
+    rows cut. Results match numpy either way."""
+    import numpy as np
+
+    from ireec.compiler import compile_source
+    from ireec.passes.hal.select_lowering_strategy import SMALL_GEMM_PIXELS
+
+    assert (hw - 2) ** 2 < SMALL_GEMM_PIXELS or not channels_cut
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((96, 96, 3, 3)).astype(np.float32)
+    src = _nchw_conv(96, 96, hw, w)
+    hal = compile_source(src, "s.mlir", target="openmp", compile_to="hal").ir_text
+    conv = [ln for ln in hal.splitlines() if "lowering_config" in ln and "ireec_uk_sgemm" in ln]
+    assert conv, "the convolution goes through the sgemm micro-kernel"
+    tiles = [int(t) for t in conv[0].split("tile_sizes = [[")[1].split("]")[0].split(", ")]
+    assert (48 in tiles) == channels_cut, tiles
+    x = rng.standard_normal((1, 96, hw, hw)).astype(np.float32)
+    o = hw - 2
+    win = np.stack([x[0, :, i:i + o, j:j + o] for i in range(3) for j in range(3)], 1)  # c, 9, o, o
+    want = np.einsum("ctyx,fct->fyx", win.astype(np.float64), w.reshape(96, 96, 9).astype(np.float64))[None]
+    import ireec
+
+    got = ireec.compile_source(src, target="openmp").f(x)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

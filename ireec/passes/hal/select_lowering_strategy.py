@@ -300,7 +300,8 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
     """Workgroup tiles of a kernel whose root is an im2col convolution: the whole extent
     along the output channels (up to :data:`.ukernels.WORKGROUP_TILE`) and the GEMM's pixel
     dims, 1 along other dims (batch); cut for concurrency as other kernels
-    (:func:`split_for_concurrency`) and halved (rows first, the GEMM's pixel dim last) while
+    (:func:`split_for_concurrency`; along the output channels where the pixels are few,
+    :func:`_split_channels`) and halved (rows first, the GEMM's pixel dim last) while
     the per-tile temporaries exceed the stack limit; None for other kernels."""
     match = _im2col_match(root, ctx)
     if match is None:
@@ -315,17 +316,16 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
             tiles.append(dist.extents[k])
         else:
             tiles.append(1)
-    if split:
+    dims = list(dist.loop_dims[root])
+    if split and not _split_channels(root, match, dims, dist.extents, tiles):
         # Cut the rows (r) rather than the output channels: each thread then packs only
-        # its own patches.
-        dims = list(dist.loop_dims[root])
+        # its own patches (few pixels: the channels, :func:`_split_channels`).
         order = sorted(range(len(tiles)), key=lambda x: (dims[x] != r, x))  # r first
         cut = split_for_concurrency([dist.extents[x] for x in order], [tiles[x] for x in order], root)
         for pos, x in enumerate(order):
             tiles[x] = cut[pos]
     # Halve the rows (r) first, then the output channels, then the GEMM's pixel dim q: a
     # chunk of whole rows of q is one flat axis of the GEMM.
-    dims = list(dist.loop_dims[root])
     rank = {r: 0, match.f: 1, q: 2}
     group = [o for o in compute if any(isinstance(v.type, T.ShapedType) for v in op_inputs(o))]
     budget = stack_budget(ctx.max_stack_bytes)
@@ -333,6 +333,34 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
         k = min((x for x in range(len(tiles)) if tiles[x] > 1), key=lambda x: (rank.get(dims[x], 3), x))
         tiles[k] = max(1, tiles[k] // 2)
     return tiles
+
+
+#: Output pixels of a convolution (per workgroup, all of its image) below which its
+#: workgroups are cut along the output channels instead of the rows, on targets whose
+#: workgroups run concurrently: the GEMM's rows are the pixels, and a few of them cut in two
+#: (ResNet's 3x3 and 5x5 images: 6 + 3, 15 + 10 rows) leave each thread a partial register
+#: tile (8 rows on AVX-512) and rows that go through the one-row kernel, so two threads took
+#: as long as one. Each half of the channels keeps all the rows (each thread packs the same
+#: few patches: a 3x3 image of 96 channels, 9 x 864 floats).
+SMALL_GEMM_PIXELS = 64
+
+
+def _split_channels(root, match, dims: List[int], extents: List[int], tiles: List[int]) -> bool:
+    """Cut the output channels of an im2col convolution in two (``tiles`` updated) when its
+    GEMM's rows are few output pixels (:data:`SMALL_GEMM_PIXELS`), it has at least 32
+    channels and its tiles make one workgroup; True when cut."""
+    if match.f not in dims or not IM.pixels_are_rows(root, match):
+        return False
+    if any(-(-e // t) > 1 for e, t in zip(extents, tiles)):
+        return False
+    pixels = math.prod(e for d, e in zip(dims, extents) if d in match.pixels)
+    ranges = L.loop_ranges(root)
+    pixels *= math.prod(ranges[d] for d in match.pixels if d not in dims and ranges[d])
+    k = dims.index(match.f)
+    if pixels >= SMALL_GEMM_PIXELS or extents[k] < 32:
+        return False
+    tiles[k] = UK.split_tile(extents[k], 2)
+    return True
 
 
 def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext) -> List[List[int]]:
