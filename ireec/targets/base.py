@@ -93,6 +93,15 @@ class Target(abc.ABC):
     #: ``--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops``): CPU targets,
     #: whose workgroups own a stack for the padded tile.
     fuse_padding_into_consumers: bool = False
+
+    @property
+    def im2col_convolutions(self) -> bool:
+        """Whether convolutions may be computed by im2col into a GEMM micro-kernel (the sgemm
+        or igemm micro-kernel is on): their patch packing then reads a fused padded image's
+        source instead of the padded tensor (ireec/passes/hal/convert_conv_to_im2col.py), so
+        dispatch formation fuses such a pad whatever the workgroups divide."""
+        return any(k in self.ukernels for k in ("ireec_uk_sgemm", "ireec_uk_igemm"))
+
     #: ``--strict-fp``: no contraction into FMA, every float operation rounded as written
     #: (bit-identical results across targets and CPUs).
     strict_fp: bool = False

@@ -233,3 +233,41 @@ def test_pads_the_rule_leaves_alone_keep_their_dispatch():
     bias = rng.standard_normal(16).astype(np.float32)
     np.testing.assert_allclose(m.f2(x, flt, bias), _reference("conv", "nhwc", x, flt, bias, 3, 1, (1, 1)),
                                rtol=1e-5, atol=1e-5)
+
+
+#: NCHW convolutions of one image (FCHW filters): the pad joins the dispatch though no
+#: workgroup divides it, and the im2col packing reads its source (no padded tensor anywhere):
+#: stride 1 and 2, a 5x5 window padded by 2, a pad on one side, and 96 channels of a 5x5
+#: image (few pixels: a channels-last filter and a padded tile materialized per workgroup).
+FOLDED = [
+    ("conv", "nchw", 1, 12, 20, 20, 16, 3, 1, (1, 1)),
+    ("conv", "nchw", 1, 12, 20, 20, 24, 3, 2, (1, 1)),
+    ("conv", "nchw", 1, 8, 9, 9, 16, 5, 1, (2, 2)),
+    ("conv", "nchw", 1, 6, 11, 11, 8, 3, 2, (0, 1)),
+    ("conv", "nchw", 1, 48, 5, 5, 96, 3, 1, (1, 1)),
+]
+
+
+def test_nchw_conv_pads_fold_into_the_patch_packing():
+    """Each case is one dispatch; the kernels keep no stack array of a padded image's shape
+    where the packing runs along image rows (all but the last case), the openmp kernels more
+    than one workgroup, and every result matches numpy on c and openmp (sums of up to 432
+    products with FMA: 1e-4)."""
+    src = "".join(_func(i, *case) for i, case in enumerate(FOLDED))
+    flow = compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
+    assert not any("_pad_" in n for n in _kernels(flow)), sorted(_kernels(flow))
+    hal = compile_to_c(src, "t.mlir", target="openmp", compile_to="hal").ir_text
+    assert all(np.prod(c) > 1 for c in _workgroup_counts(hal)), _workgroup_counts(hal)
+    padded = {4 * int(np.prod(_shapes(*case)[1])) for case in FOLDED[:-1]}
+    assert not padded & set(_allocas(hal)), sorted(_allocas(hal))
+    rng = np.random.default_rng(5)
+    for target in ("c", "openmp"):
+        m = ireec.compile_source(src, target=target)
+        for i, (kind, layout, n, c, h, w, f, k, s, pad) in enumerate(FOLDED):
+            x_shape, _, _, flt_shape, oc, _, _ = _shapes(kind, layout, n, c, h, w, f, k, s, pad)
+            x = rng.standard_normal(x_shape).astype(np.float32)
+            flt = rng.standard_normal(flt_shape).astype(np.float32)
+            bias = rng.standard_normal(oc).astype(np.float32)
+            np.testing.assert_allclose(getattr(m, f"f{i}")(x, flt, bias),
+                                       _reference(kind, layout, x, flt, bias, k, s, pad), rtol=1e-4, atol=1e-4,
+                                       err_msg=f"case {FOLDED[i]} on {target}")

@@ -25,7 +25,10 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
   ``--iree-dispatch-creation-enable-fuse-padding-into-linalg-consumer-ops``), when the
   padded tile fits the stack with rows of at least a cache line (:func:`padded_tile_fits`):
   the kernel materializes the padded tile (full along the padded dims) per workgroup
-  instead of a dispatch writing the whole padded tensor for the next one to read back.
+  instead of a dispatch writing the whole padded tensor for the next one to read back. On
+  targets with im2col convolutions (``Target.im2col_convolutions``) also the padded image
+  of an NCHW convolution with an FCHW filter (:func:`im2col_image`), whoever divides it: its
+  patch packing reads the pad's source (ireec/passes/hal/convert_conv_to_im2col.py).
 * ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
   using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
 * so are static ``tensor.extract_slice``s read only as inputs of linalg ops (IREE's
@@ -145,9 +148,11 @@ def _has_reduction(op: Operation) -> bool:
 class _BlockFormer:
     """Dispatch formation over one block (see the module docstring)."""
 
-    def __init__(self, blk: Block, fuse_padding: bool = False, stack_bytes: int = MAX_STACK_BYTES):
+    def __init__(self, blk: Block, fuse_padding: bool = False, stack_bytes: int = MAX_STACK_BYTES,
+                 fold_image_pads: bool = False):
         self.blk = blk
         self.fuse_padding = fuse_padding
+        self.fold_image_pads = fold_image_pads
         self.stack_bytes = stack_bytes
         self.ops = list(blk.ops)
         self.pos = {id(o): i for i, o in enumerate(self.ops)}
@@ -222,7 +227,10 @@ class _BlockFormer:
         input through window expressions) each :func:`fusable_pad` of this block producing
         one of its inputs, when the workgroups divide the pad's work (:func:`_pad_work_divided`)
         and the pad's tile fits the stack budget with whole rows (:func:`padded_tile_fits`):
-        the pad is then materialized per workgroup tile in the convolution's kernel."""
+        the pad is then materialized per workgroup tile in the convolution's kernel. With
+        ``fold_image_pads`` (targets with im2col convolutions) also the padded image of a
+        convolution computed by im2col (:func:`im2col_image`): its packing reads the pad's
+        source, and the padded tensor is materialized nowhere."""
         root = g[-1]
         if not _generic_or_named_ok(root):
             return
@@ -234,7 +242,8 @@ class _BlockFormer:
                 continue
             trial = sorted(g + [pad], key=lambda o: self.pos[id(o)])
             dist = analyze(trial, anchor=root)
-            if not _pad_work_divided(pad, dist) or not padded_tile_fits(pad, dist, self.stack_bytes):
+            divided = _pad_work_divided(pad, dist) or (self.fold_image_pads and im2col_image(pad, root))
+            if not divided or not padded_tile_fits(pad, dist, self.stack_bytes):
                 continue
             g.insert(0, pad)
             self.group_of[id(pad)] = g
@@ -317,6 +326,32 @@ def _pad_work_divided(pad: Operation, dist) -> bool:
     threads: it keeps its dispatch (JAX's resnet_block: one workgroup instead of eight)."""
     carried = dist.carried.get(pad.results[0], [])
     return any(t >= 0 and e >= 2 for t, e in zip(carried, dist.extents))
+
+
+def im2col_image(pad: Operation, consumer: Operation) -> bool:
+    """Whether ``pad`` is the image of a convolution that the CPU targets compute by im2col
+    whatever its channel counts (:func:`ireec.passes.hal.im2col.profitable`) with the output
+    channels as the GEMM's rows and the pixels as its columns, which the patch packing fills
+    along the image's rows: two inputs, a filter and an output indexed by plain dims that
+    share one parallel dim (the output channels ``f``), ``f`` innermost in neither (an NCHW
+    output and an FCHW filter); not a depthwise convolution or a pooling. (With ``f``
+    innermost in the filter or the output the packing runs along the window, a few elements
+    per loop: a padded image's bounds cost more there than its dispatch.)"""
+    if consumer.name.startswith(("linalg.depthwise", "linalg.pooling")):
+        return False
+    ins = L.inputs(consumer)
+    if len(ins) != 2 or pad.results[0] not in ins:
+        return False
+    maps = L.indexing_maps(consumer)
+    fmap, omap = maps[1 - ins.index(pad.results[0])], maps[len(ins)]
+    if not all(isinstance(e, AffineDim) for e in list(fmap.results) + list(omap.results)):
+        return False
+    its = L.iterator_types(consumer)
+    fdims, odims = [e.pos for e in fmap.results], [e.pos for e in omap.results]
+    shared = [d for d in odims if d in fdims and its[d] == L.PARALLEL]
+    if len(shared) != 1 or not odims or not fdims:
+        return False
+    return odims[-1] != shared[0] and fdims[-1] != shared[0]
 
 
 def padded_tile_fits(pad: Operation, dist, stack_bytes: int) -> bool:
@@ -463,8 +498,9 @@ class FormDispatchRegionsPass(Pass):
     def run(self, module: Operation, ctx: PassContext) -> None:
         for f in functions(module):
             for blk in blocks_of(f):
-                _BlockFormer(blk, bool(getattr(ctx.target, "fuse_padding_into_consumers", False)),
-                             stack_budget(ctx.max_stack_bytes)).run()
+                fuse = bool(getattr(ctx.target, "fuse_padding_into_consumers", False))
+                _BlockFormer(blk, fuse, stack_budget(ctx.max_stack_bytes),
+                             fuse and bool(getattr(ctx.target, "im2col_convolutions", False))).run()
 
 
 def captured_values(region_op: Operation) -> List:

@@ -32,15 +32,29 @@ one byte each), an ``i32`` ``work`` array of ``IREEC_UK_IGEMM_WORK_BYTES`` and a
 passes one in a rank-0 buffer), with ``lhs_unsigned`` / ``rhs_unsigned`` for operands
 zero-extended: exact int32 results, as ``linalg.quantized_matmul`` gets from the same call.
 
+A convolution whose image is a fused ``tensor.pad`` (bufferized: a stack array, fills of its
+borders with the padding value, a copy of the source into its interior; :func:`padded_image`)
+packs from the pad's source when the packing runs along the image's rows (the NCHW form): each
+loop of the packing nest that is the innermost to move a padded dim runs in three ranges,
+the padding value stored before and after the valid range (solved per outer point from
+``0 <= index - low < size``) and the source copied within it, the window dims that move the
+innermost padded dim unrolled so each row's range is a constant (a fixed-size copy, as from a
+padded image); the fills, the copy and the array are erased, and the padded tensor is
+written nowhere. torch-mlir's resnet18 keeps no pad dispatch before its 20x20 and 10x10
+convolutions (32 dispatches instead of 40).
+
 A convolution whose filter's window is not one flat axis in the nest's reduction order,
 whose output's contiguous dim is neither ``f`` nor a pixel dim, or with an operand without
 static strides is left to :mod:`.convert_linalg_to_loops`.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
+from ...dialects import linalg as L
 from ...ir import types as T
+from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, eval_expr
 from ...ir.attributes import BoolAttr, DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Builder, Operation, Value
 from ...dialects.memref import build_alloc
@@ -76,7 +90,15 @@ class _Im2col:
         if match is None or match.k != k_total or pixels <= 0:
             return None
         self = _Im2col(op, lb, match, k_total, pixels)
-        return self if self._layout() else None
+        if not self._layout():
+            return None
+        # A padded image is read from its source where the packing runs along the image's
+        # rows (pixels innermost); elsewhere the padded tensor is materialized.
+        self.pad = padded_image(self.x, op) if not self.rows_are_pixels else None
+        self.bounds = self._pad_bounds() if self.pad is not None else None
+        if self.bounds is None:
+            self.pad = None
+        return self
 
     def _layout(self) -> bool:
         """Strides, the flat window axis and the chunking; False when the form fails."""
@@ -128,7 +150,10 @@ class _Im2col:
             f_max = self.lb.maxes()[self.match.f] if self.lb.tiles is not None else self.ranges[self.match.f]
             self.tile = build_alloc(b, "memref.alloca", T.MemRefType((self.pixels, f_max), self.c.type.element_type)).result
         inner, ivs, start, count, npix = self._chunk_loop(b)
-        self._pack(inner, ivs, start, count)
+        if self.pad is not None:
+            self._pack_padded(inner, ivs, start, count)
+        else:
+            self._pack(inner, ivs, start, count)
         accumulate = "ireec.ukernel_overwrite" not in self.op.attributes
         if self.transposed_out and accumulate:
             self._copy_tile(inner, ivs, start, count, to_tile=True)
@@ -158,14 +183,18 @@ class _Im2col:
                 if self.merge else count)
         return inner, ivs, start, count, npix
 
+    def _nest(self, count: Value, dims: List[int], pixels_outer: bool) -> List[Tuple[int, Value]]:
+        """A copy nest's ``(dim, upper bound)`` loops, outermost first (see :meth:`_copy_nest`)."""
+        cd, q = self.cd, self.q
+        pix_loops = [(cd, count)] + ([(q, self.lb.ubs[q])] if self.merge else [])
+        other = [(d, self.lb.ubs[d] if d == self.match.f else self.ibi.const(self.ranges[d])) for d in dims]
+        return pix_loops + other if pixels_outer else other + pix_loops
+
     def _copy_nest(self, inner: Builder, count: Value, dims: List[int], pixels_outer: bool):
         """A copy nest's loops over the chunk's pixels and ``dims`` (the window's for the
         pack: pixels outside for NHWC, inside for NCHW; ``f`` for the transposed tile,
         pixels inside): its innermost builder and the induction variable per dim."""
-        cd, q = self.cd, self.q
-        pix_loops = [(cd, count)] + ([(q, self.lb.ubs[q])] if self.merge else [])
-        other = [(d, self.lb.ubs[d] if d == self.match.f else self.ibi.const(self.ranges[d])) for d in dims]
-        nest = pix_loops + other if pixels_outer else other + pix_loops
+        nest = self._nest(count, dims, pixels_outer)
         pb = inner
         local: Dict[int, Value] = {}
         for d, ub in nest:
@@ -176,17 +205,26 @@ class _Im2col:
 
     def _pack(self, inner: Builder, ivs: List[Value], start: Value, count: Value) -> None:
         """1. Pack: Col[(red..), p] (or Col[p, (red..)]), the chunk's pixels p = (rows, q)."""
-        op, match, red = self.op, self.match, self.match.red
+        red = self.match.red
         pb, local = self._copy_nest(inner, count, red, self.rows_are_pixels)
         piv = self._point(pb, ivs, start, local, red)
+
+        def load(pb: Builder) -> Value:
+            xi = self._indices_at(pb, self.x, self.x_map, piv)
+            return pb.create("memref.load", [self.x] + xi, [self.x.type.element_type]).result
+        self._store_col(pb, local, load)
+
+    def _store_col(self, pb: Builder, local: Dict[int, Value], value) -> None:
+        """Store the image value ``value(pb)`` builds (the body's image prologue applied to it)
+        into ``Col`` at the copy nest's point ``local``."""
+        op, match, red = self.op, self.match, self.match.red
         ibp = IndexBuilder(pb, {})
         kflat = local[red[0]]
         for d in red[1:]:
             kflat = pb.create("arith.muli", [kflat, ibp.const(self.ranges[d])], [T.index]).result
             kflat = pb.create("arith.addi", [kflat, local[d]], [T.index]).result
         pflat = self._pixel_index(pb, ibp, local)
-        xi = self._indices_at(pb, self.x, self.x_map, piv)
-        val = pb.create("memref.load", [self.x] + xi, [self.x.type.element_type]).result
+        val = value(pb)
         if not match.integer:  # the integer form copies the raw 8-bit values
             img_arg, flt_arg = op.body.args[match.x], op.body.args[match.w]
             mapping: Dict[Value, Value] = {img_arg: val}
@@ -197,6 +235,108 @@ class _Im2col:
             val = mapping.get(image_value, image_value)
         idx = [pflat, kflat] if self.rows_are_pixels else [kflat, pflat]
         pb.create("memref.store", [val, self.col] + idx, [])
+
+    def _pad_bounds(self) -> Optional[Dict[int, List[Tuple[int, int]]]]:
+        """For a padded image (:func:`padded_image`): per level of the packing nest, the
+        padded image dims ``j`` whose index that level's loop is the innermost to move, with
+        its coefficient ``a`` there (the loop's valid range is then solved from ``0 <=
+        index_j - low_j < size_j`` with the outer loops fixed); None when an index is not a
+        sum of loop dims times positive constants or moves with no loop of the nest."""
+        pad, n = self.pad, len(self.ranges)
+        dims = self._nest_dims()
+        level_of = {d: i for i, d in enumerate(dims)}
+        bounds: Dict[int, List[Tuple[int, int]]] = {}
+        for j, e in enumerate(self.x_map.results):
+            if not pad.padded[j]:
+                continue
+            coeffs = _linear(e, n)
+            if coeffs is None or any(a < 0 for a in coeffs.values()):
+                return None
+            levels = [level_of[d] for d, a in coeffs.items() if a and d in level_of]
+            if not levels:
+                return None
+            lv = max(levels)
+            bounds.setdefault(lv, []).append((j, coeffs[dims[lv]]))
+        return bounds
+
+    def _nest_dims(self) -> List[int]:
+        """The packing nest's dims, outermost first (:meth:`_nest` without its bounds)."""
+        pix = [self.cd] + ([self.q] if self.merge else [])
+        red = list(self.match.red)
+        return pix + red if self.rows_are_pixels else red + pix
+
+    def _pack_padded(self, inner: Builder, ivs: List[Value], start: Value, count: Value) -> None:
+        """1. Pack from a padded image's source (:func:`padded_image`): each loop of the
+        packing nest that is the innermost to move a padded dim runs in three ranges, the
+        padding value stored before and after its valid range (solved per outer point) and
+        the source copied within it, so the padded image is never materialized and the
+        copies stay contiguous runs."""
+        nest = self._nest(count, self.match.red, self.rows_are_pixels)
+        pad, c0, c1 = self.pad, self.c0, self.c1
+        lb = self.lb
+        # The window dims that move a padded dim bounded at the innermost level are unrolled:
+        # each row's valid range is then a constant (a 3-wide window: columns 1.., 0.., 0..-1),
+        # its copy a fixed-size one, as from a padded image.
+        inner_dims = {j for j, _ in self.bounds.get(len(nest) - 1, [])}
+        unrolled = {d for j in inner_dims for d in (_linear(self.x_map.results[j], len(self.ranges)) or {})
+                    if d in self.match.red and d != nest[-1][0] and self.ranges[d] <= MAX_UNROLLED_WINDOW}
+
+        def loop(b: Builder, lo: Value, hi: Value, d: int, local: Dict[int, Value]):
+            blk = for_loop(b, lo, hi, c1)
+            return Builder(blk, 0, self.op.loc), {**local, d: blk.args[0]}
+
+        def fill(level: int, b: Builder, local: Dict[int, Value]) -> None:
+            for d, ub in nest[level:]:
+                b, local = loop(b, c0, ub, d, local)
+            self._store_col(b, local, lambda b: pad.value)
+
+        def emit(level: int, b: Builder, local: Dict[int, Value]) -> None:
+            if level == len(nest):
+                piv = self._point(b, ivs, start, local, self.match.red)
+                glob = global_ivs(b, piv, lb.tile_of, lb.tiles)
+                ib = IndexBuilder(b, {})
+                xi = []
+                for j, e in enumerate(self.x_map.results):
+                    g = ib.expr(e, glob)
+                    xi.append(b.create("arith.subi", [g, ib.const(pad.low[j])], [T.index]).result
+                              if pad.low[j] else g)
+                self._store_col(b, local, lambda b: b.create("memref.load", [pad.src] + xi,
+                                                             [pad.src.type.element_type]).result)
+                return
+            d, ub = nest[level]
+            if d in unrolled:
+                for v in range(self.ranges[d]):
+                    emit(level + 1, b, {**local, d: IndexBuilder(b, {}).const(v)})
+                return
+            if level not in self.bounds:
+                b, local = loop(b, c0, ub, d, local)
+                emit(level + 1, b, local)
+                return
+            ib = IndexBuilder(b, {})
+            at0 = {**{dd: c0 for dd, _ in nest}, **local, d: c0}
+            piv = self._point(b, ivs, start, at0, self.match.red)
+            glob = global_ivs(b, piv, lb.tile_of, lb.tiles)
+            lo, hi = c0, ub
+            for j, a in self.bounds[level]:
+                base = ib.expr(self.x_map.results[j], glob)  # index_j with this loop at 0
+                first = b.create("arith.subi", [ib.const(pad.low[j]), base], [T.index]).result
+                last = b.create("arith.subi", [ib.const(pad.low[j] + pad.shape[j] - 1), base], [T.index]).result
+                if a != 1:
+                    first = b.create("arith.ceildivsi", [first, ib.const(a)], [T.index]).result
+                    last = b.create("arith.floordivsi", [last, ib.const(a)], [T.index]).result
+                end = b.create("arith.addi", [last, c1], [T.index]).result
+                lo = b.create("arith.maxsi", [lo, first], [T.index]).result
+                hi = b.create("arith.minsi", [hi, end], [T.index]).result
+            lo = b.create("arith.minsi", [lo, ub], [T.index]).result
+            hi = b.create("arith.maxsi", [hi, lo], [T.index]).result
+            fb, flocal = loop(b, c0, lo, d, local)
+            fill(level + 1, fb, flocal)
+            mb, mlocal = loop(b, lo, hi, d, local)
+            emit(level + 1, mb, mlocal)
+            fb, flocal = loop(b, hi, ub, d, local)
+            fill(level + 1, fb, flocal)
+
+        emit(0, inner, {})
 
     def _point(self, pb: Builder, ivs: List[Value], start: Value, local: Dict[int, Value],
                dims: List[int]) -> List[Value]:
@@ -284,6 +424,118 @@ class _Im2col:
                       **attrs})
 
 
+#: Widest window dim :meth:`_Im2col._pack_padded` unrolls.
+MAX_UNROLLED_WINDOW = 7
+
+
+@dataclass
+class PaddedImage:
+    """A fused ``tensor.pad`` as bufferization leaves it in a kernel: a stack array filled
+    with the padding value along its borders (generics on subviews) and the source copied
+    into its interior (one generic). ``src`` the source memref, ``low`` the interior's offset
+    per dim, ``shape`` the source's shape, ``padded`` per dim whether it is padded,
+    ``value`` the padding value, ``ops`` what to erase once nothing reads the array
+    (generics, subviews, then the array)."""
+
+    src: Value
+    low: List[int]
+    shape: List[int]
+    padded: List[bool]
+    value: Value
+    ops: List[Operation]
+
+
+def _copy_or_fill(g: Operation) -> Optional[str]:
+    """``"copy"`` for a generic that yields its one memref input unchanged through identity
+    maps, ``"fill"`` for one that yields its one scalar input, else None."""
+    if g.name != "linalg.generic" or len(g.operands) != 2:
+        return None
+    body = list(L.payload(g).ops)
+    if len(body) != 1 or body[0].name != "linalg.yield" or body[0].operands[0] is not L.payload(g).args[0]:
+        return None
+    src = g.operands[0]
+    if isinstance(src.type, T.MemRefType):
+        rank = src.type.rank
+        maps = generic_maps(g)
+        ident = all(len(m.results) == rank and all(isinstance(e, AffineDim) and e.pos == k
+                                                   for k, e in enumerate(m.results)) for m in maps)
+        return "copy" if ident else None
+    return "fill"
+
+
+def padded_image(x: Value, conv: Operation) -> Optional[PaddedImage]:
+    """The :class:`PaddedImage` that memref ``x`` (the image of convolution ``conv``) is, when
+    ``x`` is a stack array read only by ``conv`` and written only through subviews by border
+    fills of one constant and one copy of a static source of the interior's shape (a pad
+    whose tile is the whole padded tensor along its source's dims), else None."""
+    alloc = x.owner
+    if not isinstance(alloc, Operation) or alloc.name != "memref.alloca" or not x.type.has_static_shape:
+        return None
+    ops: List[Operation] = []
+    views: List[Operation] = []
+    copy = None
+    value = None
+    for user, _ in x.uses:
+        if user is conv:
+            continue
+        if user.name != "memref.subview" or len(user.results[0].uses) != 1:
+            return None
+        g, k = next(iter(user.results[0].uses))
+        kind = _copy_or_fill(g) if k == 1 else None
+        if kind is None:
+            return None
+        if kind == "copy":
+            if copy is not None:
+                return None
+            copy = (g, user)
+        else:
+            cst = g.operands[0].owner
+            if not isinstance(cst, Operation) or cst.name != "arith.constant":
+                return None
+            if value is not None and value.owner.attributes["value"] != cst.attributes["value"]:
+                return None
+            value = g.operands[0]
+        ops.append(g)
+        views.append(user)
+    if copy is None or value is None:
+        return None
+    g, view = copy
+    src = g.operands[0]
+    offsets = view.attributes.get("static_offsets")
+    sizes = view.attributes.get("static_sizes")
+    strides = view.attributes.get("static_strides")
+    if offsets is None or sizes is None or not src.type.has_static_shape:
+        return None
+    low, shape = list(offsets.value), list(src.type.shape)
+    if list(sizes.value) != shape or (strides is not None and any(v != 1 for v in strides.value)):
+        return None
+    if any(v < 0 for v in low) or any(isinstance(v, int) is False for v in low):
+        return None
+    padded = [lo > 0 or n != full for lo, n, full in zip(low, shape, x.type.shape)]
+    if value.type != x.type.element_type:
+        return None
+    return PaddedImage(src, low, shape, padded, value, ops + views + [alloc])
+
+
+def _linear(e: AffineExpr, n: int) -> Optional[Dict[int, int]]:
+    """Coefficient per dim of affine expression ``e`` over ``n`` dims when it is a sum of dims
+    times constants plus a constant (the constant is left out), else None."""
+    def ok(x: AffineExpr) -> bool:
+        if isinstance(x, (AffineDim, AffineConst)):
+            return True
+        if isinstance(x, AffineBinary) and x.kind == "+":
+            return ok(x.lhs) and ok(x.rhs)
+        if isinstance(x, AffineBinary) and x.kind == "*":
+            return (isinstance(x.rhs, AffineConst) and ok(x.lhs)) or (isinstance(x.lhs, AffineConst) and ok(x.rhs))
+        return False
+
+    if not ok(e):
+        return None
+    zero = eval_expr(e, [0] * n)
+    at = [eval_expr(e, [1 if k == d else 0 for k in range(n)]) - zero for d in range(n)]
+    return {d: a for d, a in enumerate(at) if a}
+
+
 def im2col_lowerable(op: Operation) -> bool:
     """Whether memref generic ``op``, marked ``ireec.im2col``, has the form
     :func:`lower_im2col` lowers (on any workgroup tiling: the checks are on its operands'
@@ -306,6 +558,9 @@ def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
         return
     plan.build()
     op.erase()
+    if plan.pad is not None:
+        for o in plan.pad.ops:
+            o.erase()
 
 
 def _is_im2col(op: Operation) -> bool:

@@ -21,7 +21,9 @@ A static ``tensor.pad`` fused into its convolution's kernel (see
 :mod:`..flow.form_dispatch_regions`) is part of the group: it carries its unpadded dims
 (:mod:`..common.distribution`), gets ``ireec.distribute`` like the linalg ops, and its
 padded tile is a per-tile temporary, which the tile sizes keep under the stack budget
-(:func:`..common.distribution.stack_budget`: ``--max-stack-bytes`` lowers it).
+(:func:`..common.distribution.stack_budget`: ``--max-stack-bytes`` lowers it). The padded
+image of an im2col convolution is not (:func:`_padded_images`): its packing reads the pad's
+source, so the rows are distributed as without the pad.
 
 Kernels holding other tensor ops (pad, slices, concat, ...) run as one workgroup, except a
 kernel that is one large ``tensor.pad`` on a target whose workgroups run concurrently: it is
@@ -86,6 +88,7 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     count (x, y, z). ``ctx`` gives the target (its micro-kernels) and ``max_stack_bytes``."""
     ops = list(kernel.body.ops)
     compute = compute_ops(ops)
+    compute = [o for o in compute if o not in _padded_images(compute, ctx)]
     count = [1, 1, 1]
     structured = bool(compute) and all(is_tileable(o) for o in compute)
     tiles: List[int] = []
@@ -155,6 +158,23 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     export.attributes["workgroup_count"] = DenseArrayAttr(T.i64, tuple(count))
     export.attributes["workgroup_size"] = DenseArrayAttr(T.i64, (1, 1, 1))
     return count
+
+
+def _padded_images(compute: List[Operation], ctx: PassContext) -> List[Operation]:
+    """The static ``tensor.pad`` ops of a kernel that only pad the image of its root, an
+    im2col convolution (:func:`_im2col_match`): its packing reads their source directly
+    (:func:`.convert_conv_to_im2col.padded_image`), so they take no part in the
+    distribution (a workgroup's rows read their own rows of the source) nor in the stack
+    budget."""
+    root = root_op(compute) if compute else None
+    if root is None or _im2col_match(root, ctx) is None:
+        return []
+    image = L.inputs(root)[_im2col_match(root, ctx).x]
+    pad = image.owner
+    if (isinstance(pad, Operation) and pad.name == "tensor.pad" and pad in compute
+            and len(pad.results[0].uses) == 1):
+        return [pad]
+    return []
 
 
 #: Loop iterations (the root's, reductions included) from which a kernel that would run as
