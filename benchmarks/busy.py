@@ -78,7 +78,11 @@ ORT_THREADS = 2
 REALTIME = ("chrt", "-f", "1")
 QUIET_RT = "quiet-rt"
 #: Wait policies compared: {row name: environment variables set in the child}.
-POLICIES = {"ireec.load": {}, "libgomp default": {"GOMP_SPINCOUNT": "300000"}}
+POLICIES = {"ireec.load": {}, "libgomp default": {"GOMP_SPINCOUNT": "300000"}, "c, one thread": {}}
+#: Rows built for another target than ``openmp``: the single-threaded ``c`` build under the same
+#: load, no thread pool at all, shows what the scheduler alone costs a call (a busy core's
+#: time slice when the call's one thread is preempted).
+TARGET_OF = {"c, one thread": "c"}
 #: libgomp's variables cleared in the child before ``POLICIES`` applies its own.
 _GOMP_VARIABLES = ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")
 
@@ -263,15 +267,16 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
     for name in models:
         folder = root / name
         mlir, onnx, x = folder / f"{name}.const.linalg.mlir", folder / f"{name}.onnx", folder / "arg0.npy"
-        lib = None
+        libs: Dict[str, Path] = {}
         reason = None
         if not (mlir.is_file() and x.is_file()):
             reason = f"{folder} lacks {mlir.name} or arg0.npy"
         else:
             try:
-                out = compile_file(str(mlir), target="openmp", module_name=f"busy_{name}")
-                lib = build_shared_library(out.files, out.module_name, build_dir / f"libbusy_{name}.so",
-                                           target="openmp")
+                for target in sorted({TARGET_OF.get(p, "openmp") for p in policies}):
+                    out = compile_file(str(mlir), target=target, module_name=f"busy_{name}")
+                    libs[target] = build_shared_library(out.files, out.module_name,
+                                                        build_dir / f"libbusy_{name}_{target}.so", target=target)
             except Exception as e:  # a compile or build error: recorded
                 reason = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}"
         model_rows = [Row(name, policy) for policy in policies]
@@ -290,6 +295,7 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                 env = {k: v for k, v in os.environ.items() if k not in _GOMP_VARIABLES}
                 env.update(POLICIES[row.policy])
                 n = calls // rounds + (1 if r < calls % rounds else 0)
+                lib = libs[TARGET_OF.get(row.policy, "openmp")]
                 cmd = [sys.executable, "-m", "benchmarks.busy", "--child", str(lib), str(x),
                        "--calls", str(n)]
                 if onnx.is_file():
@@ -306,7 +312,7 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                         res["times"][QUIET_RT] = rt["times"]["quiet"]
                     except Exception as e:  # no chrt, or no permission for SCHED_FIFO
                         rt_note = f"{QUIET_RT}: `{' '.join(REALTIME)}` failed ({type(e).__name__}: {str(e)[:120]})"
-                row.wait_policy = res["wait_policy"]
+                row.wait_policy = res["wait_policy"] if row.policy not in TARGET_OF else "— (no thread pool)"
                 for s, ts in res["times"].items():
                     times[row.policy].setdefault(s, []).extend(ts)
                 for s, cores in res.get("others", {}).items():
@@ -386,7 +392,9 @@ def render_busy(rows: Sequence[Row], context: Sequence[str], calls: int = CALLS,
          "own time). Rows: `ireec.load` is the wait policy the loader gives libgomp when the "
          "environment sets none (`GOMP_SPINCOUNT=3000`: bounded spinning, then sleeping); "
          "`libgomp default` sets `GOMP_SPINCOUNT=300000`, libgomp's own default (about 4.5 ms "
-         "of spinning here), which the loader leaves alone: the behaviour before.", ""]
+         "of spinning here), which the loader leaves alone: the behaviour before; `c, one "
+         "thread` is the model's single-threaded `c` build in the same situations, no thread "
+         "pool at all: what the scheduler alone costs a call whose one thread is preempted.", ""]
     L += list(context) + [""]
     L += ["| model | wait policy | libgomp read | quiet, real-time ms | quiet ms | busy ms | x quiet | "
           "ORT in process ms | x quiet | others (cores) |",
