@@ -349,7 +349,7 @@ def im2col_image(pad: Operation, consumer: Operation) -> bool:
     its = L.iterator_types(consumer)
     fdims, odims = [e.pos for e in fmap.results], [e.pos for e in omap.results]
     shared = [d for d in odims if d in fdims and its[d] == L.PARALLEL]
-    if len(shared) != 1 or not odims or not fdims:
+    if len(shared) != 1:
         return False
     return odims[-1] != shared[0] and fdims[-1] != shared[0]
 

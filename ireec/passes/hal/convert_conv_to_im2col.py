@@ -54,7 +54,6 @@ from typing import Dict, List, Optional, Tuple
 
 from ...dialects import linalg as L
 from ...ir import types as T
-from ...ir.affine import AffineBinary, AffineConst, AffineDim, AffineExpr, eval_expr
 from ...ir.attributes import BoolAttr, DenseArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from ...ir.core import Builder, Operation, Value
 from ...dialects.memref import build_alloc
@@ -183,12 +182,19 @@ class _Im2col:
                 if self.merge else count)
         return inner, ivs, start, count, npix
 
+    def _nest_dims(self, dims: List[int], pixels_outer: bool) -> List[int]:
+        """A copy nest's loop dims, outermost first: the chunk's pixel dims (``cd``, then
+        ``q`` when rows are merged) outside or inside ``dims``."""
+        pix = [self.cd] + ([self.q] if self.merge else [])
+        return pix + list(dims) if pixels_outer else list(dims) + pix
+
     def _nest(self, count: Value, dims: List[int], pixels_outer: bool) -> List[Tuple[int, Value]]:
         """A copy nest's ``(dim, upper bound)`` loops, outermost first (see :meth:`_copy_nest`)."""
-        cd, q = self.cd, self.q
-        pix_loops = [(cd, count)] + ([(q, self.lb.ubs[q])] if self.merge else [])
-        other = [(d, self.lb.ubs[d] if d == self.match.f else self.ibi.const(self.ranges[d])) for d in dims]
-        return pix_loops + other if pixels_outer else other + pix_loops
+        def ub(d: int) -> Value:
+            if d == self.cd:
+                return count
+            return self.lb.ubs[d] if d in (self.q, self.match.f) else self.ibi.const(self.ranges[d])
+        return [(d, ub(d)) for d in self._nest_dims(dims, pixels_outer)]
 
     def _copy_nest(self, inner: Builder, count: Value, dims: List[int], pixels_outer: bool):
         """A copy nest's loops over the chunk's pixels and ``dims`` (the window's for the
@@ -242,14 +248,14 @@ class _Im2col:
         its coefficient ``a`` there (the loop's valid range is then solved from ``0 <=
         index_j - low_j < size_j`` with the outer loops fixed); None when an index is not a
         sum of loop dims times positive constants or moves with no loop of the nest."""
-        pad, n = self.pad, len(self.ranges)
-        dims = self._nest_dims()
+        pad = self.pad
+        dims = self._nest_dims(self.match.red, self.rows_are_pixels)
         level_of = {d: i for i, d in enumerate(dims)}
         bounds: Dict[int, List[Tuple[int, int]]] = {}
         for j, e in enumerate(self.x_map.results):
             if not pad.padded[j]:
                 continue
-            coeffs = _linear(e, n)
+            coeffs = UK.linear_coefficients(e)
             if coeffs is None or any(a < 0 for a in coeffs.values()):
                 return None
             levels = [level_of[d] for d, a in coeffs.items() if a and d in level_of]
@@ -258,12 +264,6 @@ class _Im2col:
             lv = max(levels)
             bounds.setdefault(lv, []).append((j, coeffs[dims[lv]]))
         return bounds
-
-    def _nest_dims(self) -> List[int]:
-        """The packing nest's dims, outermost first (:meth:`_nest` without its bounds)."""
-        pix = [self.cd] + ([self.q] if self.merge else [])
-        red = list(self.match.red)
-        return pix + red if self.rows_are_pixels else red + pix
 
     def _pack_padded(self, inner: Builder, ivs: List[Value], start: Value, count: Value) -> None:
         """1. Pack from a padded image's source (:func:`padded_image`): each loop of the
@@ -278,7 +278,7 @@ class _Im2col:
         # each row's valid range is then a constant (a 3-wide window: columns 1.., 0.., 0..-1),
         # its copy a fixed-size one, as from a padded image.
         inner_dims = {j for j, _ in self.bounds.get(len(nest) - 1, [])}
-        unrolled = {d for j in inner_dims for d in (_linear(self.x_map.results[j], len(self.ranges)) or {})
+        unrolled = {d for j in inner_dims for d in UK.linear_coefficients(self.x_map.results[j])
                     if d in self.match.red and d != nest[-1][0] and self.ranges[d] <= MAX_UNROLLED_WINDOW}
 
         def loop(b: Builder, lo: Value, hi: Value, d: int, local: Dict[int, Value]):
@@ -455,11 +455,7 @@ def _copy_or_fill(g: Operation) -> Optional[str]:
         return None
     src = g.operands[0]
     if isinstance(src.type, T.MemRefType):
-        rank = src.type.rank
-        maps = generic_maps(g)
-        ident = all(len(m.results) == rank and all(isinstance(e, AffineDim) and e.pos == k
-                                                   for k, e in enumerate(m.results)) for m in maps)
-        return "copy" if ident else None
+        return "copy" if all(m.is_identity() for m in generic_maps(g)) else None
     return "fill"
 
 
@@ -509,31 +505,12 @@ def padded_image(x: Value, conv: Operation) -> Optional[PaddedImage]:
     low, shape = list(offsets.value), list(src.type.shape)
     if list(sizes.value) != shape or (strides is not None and any(v != 1 for v in strides.value)):
         return None
-    if any(v < 0 for v in low) or any(isinstance(v, int) is False for v in low):
+    if any(v < 0 for v in low):  # a dynamic offset (MLIR's kDynamic) among them
         return None
     padded = [lo > 0 or n != full for lo, n, full in zip(low, shape, x.type.shape)]
     if value.type != x.type.element_type:
         return None
     return PaddedImage(src, low, shape, padded, value, ops + views + [alloc])
-
-
-def _linear(e: AffineExpr, n: int) -> Optional[Dict[int, int]]:
-    """Coefficient per dim of affine expression ``e`` over ``n`` dims when it is a sum of dims
-    times constants plus a constant (the constant is left out), else None."""
-    def ok(x: AffineExpr) -> bool:
-        if isinstance(x, (AffineDim, AffineConst)):
-            return True
-        if isinstance(x, AffineBinary) and x.kind == "+":
-            return ok(x.lhs) and ok(x.rhs)
-        if isinstance(x, AffineBinary) and x.kind == "*":
-            return (isinstance(x.rhs, AffineConst) and ok(x.lhs)) or (isinstance(x.lhs, AffineConst) and ok(x.rhs))
-        return False
-
-    if not ok(e):
-        return None
-    zero = eval_expr(e, [0] * n)
-    at = [eval_expr(e, [1 if k == d else 0 for k in range(n)]) - zero for d in range(n)]
-    return {d: a for d, a in enumerate(at) if a}
 
 
 def im2col_lowerable(op: Operation) -> bool:

@@ -88,7 +88,8 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
     count (x, y, z). ``ctx`` gives the target (its micro-kernels) and ``max_stack_bytes``."""
     ops = list(kernel.body.ops)
     compute = compute_ops(ops)
-    compute = [o for o in compute if o not in _padded_images(compute, ctx)]
+    folded = _padded_images(compute, ctx)
+    compute = [o for o in compute if o not in folded]
     count = [1, 1, 1]
     structured = bool(compute) and all(is_tileable(o) for o in compute)
     tiles: List[int] = []
@@ -167,10 +168,10 @@ def _padded_images(compute: List[Operation], ctx: PassContext) -> List[Operation
     distribution (a workgroup's rows read their own rows of the source) nor in the stack
     budget."""
     root = root_op(compute) if compute else None
-    if root is None or _im2col_match(root, ctx) is None:
+    match = _im2col_match(root, ctx) if root is not None else None
+    if match is None:
         return []
-    image = L.inputs(root)[_im2col_match(root, ctx).x]
-    pad = image.owner
+    pad = L.inputs(root)[match.x].owner
     if (isinstance(pad, Operation) and pad.name == "tensor.pad" and pad in compute
             and len(pad.results[0].uses) == 1):
         return [pad]
