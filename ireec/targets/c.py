@@ -352,8 +352,9 @@ class OpenMPTarget(CTarget):
     parallel`` region calling those variants, with barriers where byte ranges conflict: one
     fork/join per call instead of one per dispatch, as IREE's task executor keeps its
     workers across the dispatches of a command buffer. A straight-line function whose call
-    does too little work to share (``MIN_PARALLEL_WORK`` of that pass) runs in a team of one
-    (``parallel if(0)``): no worker is woken.
+    would not gain from a second thread (``parallel_gain`` of that pass: too little work
+    for the team's wake-up and barriers) runs in a team of one (``parallel if(0)``): no
+    worker is woken.
 
     Other host functions call the plain launch functions, each its own ``#pragma omp
     parallel for`` (collapsed over the axes with more than one workgroup). Static schedules

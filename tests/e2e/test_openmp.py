@@ -263,22 +263,78 @@ func.func @f(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 
 
 def test_openmp_small_call_runs_on_the_calling_thread():
-    """A function whose call does less than MIN_PARALLEL_WORK (one fused dispatch of several
-    workgroups over 64 x 64 floats, which alone would open its own ``parallel for``) gets a
-    team of one (``parallel if(0)``) around its work-shared variant, no barrier, and still
-    computes what numpy does."""
+    """A function whose call is too small for two threads to gain (one fused dispatch of
+    several workgroups over 64 x 64 floats, which alone would open its own ``parallel
+    for``) gets a team of one (``parallel if(0)``) around its work-shared variant, no
+    barrier, and still computes what numpy does."""
     from ireec.compiler import compile_source
-    from ireec.passes.vm.form_openmp_host_regions import MIN_PARALLEL_WORK
+    from ireec.passes.vm.form_openmp_host_regions import FORK_WORK
 
     files = compile_source(SMALL_CALL, "small.mlir", target="openmp", module_name="small").files
     host = _host_impl(files["small.c"])
     assert host.count("#pragma omp parallel if(0)") == 1, host
     assert "#pragma omp barrier" not in host and "#pragma omp parallel for" not in host
     assert len(re.findall(r"\w+_workshare\(", host)) == 1, host
-    assert 4 * 64 * 64 * 4 < MIN_PARALLEL_WORK
+    assert 4 * 64 * 64 * 4 < 2 * FORK_WORK
     x = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
     got = ireec.compile_source(SMALL_CALL, target="openmp", source_name="small.mlir").f(x)
     np.testing.assert_allclose(got, (x * x + x).T - x, rtol=1e-6, atol=1e-6)
+
+
+def _matmul_chain(n: int, count: int) -> str:
+    """``count`` dependent n x n matmuls: x @ w @ w @ ... (one dispatch each)."""
+    t = f"tensor<{n}x{n}xf32>"
+    body, prev = ["  %z = arith.constant 0.0 : f32"], "%x"
+    for i in range(count):
+        body += [f"  %e{i} = tensor.empty() : {t}",
+                 f"  %f{i} = linalg.fill ins(%z : f32) outs(%e{i} : {t}) -> {t}",
+                 f"  %m{i} = linalg.matmul ins({prev}, %w : {t}, {t}) outs(%f{i} : {t}) -> {t}"]
+        prev = f"%m{i}"
+    return "\n".join([f"func.func @f(%x: {t}, %w: {t}) -> {t} {{", *body, f"  return {prev} : {t}", "}"])
+
+
+@pytest.mark.parametrize("n,count,serial", [(48, 14, True), (160, 3, False)])
+def test_openmp_chain_of_small_dispatches_runs_on_the_calling_thread(n, count, serial):
+    """Whether a region runs on one thread weighs its barriers: 14 dependent 48 x 48 matmuls
+    (3.2M operations and elements, more than a single shared dispatch needs to go parallel)
+    need 13 barriers and run in a team of one; 3 dependent 160 x 160 matmuls keep two
+    threads and their 2 barriers. Both compute what numpy does."""
+    from ireec.compiler import compile_source
+    from ireec.passes.vm.form_openmp_host_regions import FORK_WORK
+
+    src = _matmul_chain(n, count)
+    assert count * 2 * n ** 3 > 2 * FORK_WORK
+    host = _host_impl(compile_source(src, "chain.mlir", target="openmp", module_name="chain").files["chain.c"])
+    assert len(re.findall(r"\w+_workshare\(", host)) == count, host
+    if serial:
+        assert host.count("#pragma omp parallel if(0)") == 1 and "#pragma omp barrier" not in host, host
+    else:
+        assert "#pragma omp parallel if(0)" not in host and host.count("#pragma omp barrier") == count - 1, host
+    rng = np.random.default_rng(11)
+    x, w = ((rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32) for _ in range(2))
+    want = x.astype(np.float64)
+    for _ in range(count):
+        want = want @ w
+    got = ireec.compile_source(src, target="openmp", source_name="chain.mlir").f(x, w)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_openmp_parallel_gain_estimate():
+    """The estimate alone: two threads save half of each shared call (less an odd
+    workgroup's share) and cost the fork plus a barrier per dependence."""
+    from ireec.emitc.access import BufferAccessAttr
+    from ireec.passes.vm.form_openmp_host_regions import BARRIER_WORK, FORK_WORK, parallel_gain
+
+    def call(i, reads, primary=False):  # writes buffer i, reads the buffers in reads
+        ranges = [BufferAccessAttr(f"b{r}", 0, 64, "ro") for r in reads]
+        return ranges + [BufferAccessAttr(f"b{i}", 0, 64, "wo")], primary
+
+    independent = [call(1, [0]), call(2, [0])]
+    assert parallel_gain([2 * FORK_WORK] * 2, independent, [2, 2]) == FORK_WORK
+    assert parallel_gain([3 * FORK_WORK], independent[:1], [3]) == 0  # 2 of 3 workgroups on one thread
+    assert parallel_gain([2 * FORK_WORK] * 2, [call(1, [0], True), call(2, [0])], [1, 2]) == 0
+    chain = [call(i + 1, [i]) for i in range(5)]
+    assert parallel_gain([4 * BARRIER_WORK] * 5, chain, [2] * 5) == 10 * BARRIER_WORK - FORK_WORK - 4 * BARRIER_WORK
 
 
 def test_openmp_single_dispatch_keeps_its_own_parallel_loop():

@@ -18,16 +18,25 @@ earlier call since the last barrier writes, or write one it reads, unless both r
 primary thread (:func:`barriers`); the region's end is the last barrier. Targets without
 work-shared launches (``c``, ``cuda``) keep every function as it is.
 
-A straight-line function whose whole call does less than :data:`MIN_PARALLEL_WORK` (its
-dispatches' operations, ireec/passes/common/cost_model.py, plus the 4-byte elements their
-byte ranges span) runs on the calling thread: its region is ``#pragma omp parallel if(0)``
-(a team of one, no other thread woken, the work-shared loops binding to it), formed even for
-a single work-shared launch. Waking the workers and the barriers cost more than such a call
-computes: a quantized MLP (4 x 64 -> 128 -> 10, int8) took 15.8 us on 2 threads and 6 us
-on one (gcc 12, libgomp with ``GOMP_SPINCOUNT=300``, this project's Xeon).
+A straight-line function whose call gains too little from a second thread runs on the
+calling thread: its region is ``#pragma omp parallel if(0)`` (a team of one, no other thread
+woken, the work-shared loops binding to it), formed even for a single work-shared launch.
+The estimate (:func:`parallel_gain`) counts work as its dispatches' operations
+(ireec/passes/common/cost_model.py) plus the 4-byte elements their byte ranges span; two
+threads save half of each work-shared launch's work (less the share of its uneven
+workgroup split) and cost :data:`FORK_WORK` for waking the team plus :data:`BARRIER_WORK`
+for each barrier the region needs. Two threads, the fewest that share. The estimate errs
+towards one thread for a chain of many small dependent dispatches, which gains little on a
+quiet machine and loses much on a busy one, where every barrier waits for a worker the
+scheduler may have preempted: a GPT block (15 dispatches, 12 barriers) took 0.036-0.039 ms
+on two threads and 0.041-0.043 on one, and beside two busy processes its 99th percentile
+call took 57 times the quiet one on two threads, 1.3 times on one (benchmarks/busy.py). A
+quantized MLP (4 x 64 -> 128 -> 10, int8) took 15.8 us on 2 threads and 6 us on one (gcc 12,
+libgomp with ``GOMP_SPINCOUNT=300``, this project's Xeon).
 """
 from __future__ import annotations
 
+import math
 from typing import Collection, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...emitc.access import BufferAccessAttr
@@ -95,32 +104,62 @@ def _verbatim(lines: Sequence[str], loc) -> List[Operation]:
     return [Operation("emitc.verbatim", attributes={"value": StringAttr(x)}, loc=loc) for x in lines]
 
 
-#: Least work of a call (operations plus 4-byte elements touched) for which a function runs
-#: its dispatches on several threads: below it the module docstring's ``parallel if(0)``.
-#: Measured against ONNX Runtime (benchmarks/onnx_runtime.py, openmp 2 threads / c, ms) on
-#: this project's 2-core Xeon: cnn_int8 (1.8M) 0.028-0.039 parallel / 0.022-0.025 serial,
-#: lenet (0.9M) 0.036 / 0.036; at 3.5-3.7M it depends on the network: mlp 0.040 parallel /
-#: 0.031 serial, mobilenet_block 0.051 parallel / 0.090 serial. A fork/join with sleeping
-#: workers (libgomp's futex wake-up) costs 5-15 us there.
-MIN_PARALLEL_WORK = 2_000_000
+#: Work (operations plus 4-byte elements, as :func:`call_work` counts it) that waking a
+#: team of two costs a call: a fork/join with sleeping workers (libgomp's futex wake-up)
+#: takes 5-15 us on this project's 2-core Xeon, where one thread does 50-90 units a
+#: nanosecond on torch-mlir's models. So a call of one evenly split launch runs on two
+#: threads above 2M: cnn_int8 (1.8M) took 0.028-0.039 ms on two threads and 0.022-0.025 on
+#: one; mlp (3.5M) 0.021 on two, 0.028 on one.
+FORK_WORK = 1_000_000
+
+#: Work that each barrier of a region costs: the wait itself (0.3 us between two running
+#: threads), the uneven split of the small dispatches between barriers and the data that
+#: crosses between the cores' caches. Chosen between what torch-mlir's models need (ms on
+#: two threads / one, benchmarks/onnx_runtime.py's models): gpt_block (3.6M in 15
+#: dispatches, 12 barriers; 0.036-0.039 / 0.041-0.043) runs on one thread above 68K;
+#: mobilenet_block (3.7M, 4 barriers; 0.038 / 0.052) and mobilenetv2 (18.5M, 54 barriers;
+#: 0.31 / 0.39) run on two below 215K and 147K.
+BARRIER_WORK = 100_000
 
 
 def call_work(calls: Sequence[Operation], launches: Collection[str], flops: Mapping[str, int],
-              module_name: str) -> Optional[int]:
-    """Work of one call of a straight-line function whose ``calls`` are these: each launch's
+              module_name: str) -> Optional[List[int]]:
+    """Work of each of ``calls`` (one call of a straight-line function): a launch's
     operations (``launches``: the kernels' launch functions; ``flops``: entry point ->
-    operations, the launch being ``<module>_<entry>``) plus the 4-byte elements of every
+    operations, the launch being ``<module>_<entry>``) plus the 4-byte elements of the
     call's byte ranges. None when a launch's operations are not known (then the function is
     not taken for small)."""
     by_symbol = {f"{module_name}_{c_ident(k)}": v for k, v in flops.items()}
-    total = 0
+    work = []
     for op in calls:
         callee = op.attributes["callee"].value
         if callee in launches and callee not in by_symbol:
             return None
-        total += by_symbol.get(callee, 0)
-        total += sum(a.size for a in op.attributes["accesses"].value) // 4
-    return total
+        work.append(by_symbol.get(callee, 0) + sum(a.size for a in op.attributes["accesses"].value) // 4)
+    return work
+
+
+def parallel_gain(work: Sequence[int], plan: Sequence[Item], workgroups: Sequence[int]) -> int:
+    """Work that a team of two threads saves on one call, less what it costs (negative: the
+    call runs faster on one thread). ``work``: each call's (:func:`call_work`); ``plan``:
+    each call's byte ranges and whether it runs on the primary thread alone; ``workgroups``:
+    each call's workgroup count. A work-shared call saves the share of its work that the
+    second thread takes (``w - w * ceil(g / 2) / g``: an odd count leaves one thread a
+    workgroup more); the team costs :data:`FORK_WORK` plus :data:`BARRIER_WORK` for each
+    barrier the region needs (:func:`barriers`)."""
+    saved = sum(w - w * ((g + 1) // 2) // g for w, (_, primary), g in zip(work, plan, workgroups)
+                if not primary)
+    return saved - FORK_WORK - BARRIER_WORK * sum(barriers(plan))
+
+
+def _plan(calls: Sequence[Operation], workshare: Mapping[str, dict]) -> List[Item]:
+    """Each call's byte ranges and whether it runs on the primary thread alone (a copy, or a
+    launch of a single workgroup)."""
+    out = []
+    for op in calls:
+        callee = op.attributes["callee"].value
+        out.append((op.attributes["accesses"].value, callee not in workshare or workshare[callee]["primary"]))
+    return out
 
 
 def form_region(f: Operation, workshare: Dict[str, dict], serial: bool = False,
@@ -141,12 +180,11 @@ def form_region(f: Operation, workshare: Dict[str, dict], serial: bool = False,
         return
     pragma = "parallel if(0)" if serial else "parallel"
     out: List[Operation] = list(prelude) + _verbatim(omp_pragma(pragma) + ["{"], f.loc)
-    plan: List[Item] = []
+    plan = _plan(calls, workshare)
     for op in calls:
         callee = op.attributes["callee"].value
         if callee in workshare:
             op.attributes["callee"] = StringAttr(workshare[callee]["name"])
-        plan.append((op.attributes["accesses"].value, callee not in workshare or workshare[callee]["primary"]))
     primary = {w["name"] for w in workshare.values() if w["primary"]}
     for op, (_ranges, on_primary), wait in zip(calls, plan, barriers(plan)):
         if wait and not serial:  # a team of one needs no barrier
@@ -162,6 +200,20 @@ def form_region(f: Operation, workshare: Dict[str, dict], serial: bool = False,
         body.append(op)
 
 
+def _runs_serially(parts, workshare: Mapping[str, dict], workgroups: Mapping[str, int],
+                   flops: Optional[Mapping[str, int]], module_name: str) -> bool:
+    """Whether a straight-line function (``parts``) runs on the calling thread: two threads
+    would not gain (:func:`parallel_gain`); False when the work of a launch is not known."""
+    if parts is None or flops is None:
+        return False
+    calls = parts[1]
+    work = call_work(calls, workshare, flops, module_name)
+    if work is None:
+        return False
+    counts = [workgroups.get(op.attributes["callee"].value, 1) for op in calls]
+    return parallel_gain(work, _plan(calls, workshare), counts) <= 0
+
+
 @register_pass
 class FormOpenMPHostRegionsPass(Pass):
     """See the module docstring."""
@@ -170,11 +222,13 @@ class FormOpenMPHostRegionsPass(Pass):
 
     def run(self, module: Operation, ctx: PassContext) -> None:
         funcs = [op for op in module.body.ops if op.name == "emitc.func"]
-        workshare = {}
+        workshare, workgroups = {}, {}
         for k in funcs:
             if k.attributes["kind"].value == "kernel":
                 launch = f"{ctx.module_name}_{k.attributes['launch'].value}"
-                w = ctx.target.workshare_launch(launch, launch_grid(k))
+                grid = launch_grid(k)
+                workgroups[launch] = math.prod(c for _, c in grid)
+                w = ctx.target.workshare_launch(launch, grid)
                 if w is not None:
                     workshare[launch] = w
         if not workshare:
@@ -183,5 +237,5 @@ class FormOpenMPHostRegionsPass(Pass):
         for f in funcs:
             if f.attributes["kind"].value == "host":
                 parts = straight_line(f)
-                work = None if parts is None or flops is None else call_work(parts[1], workshare, flops, ctx.module_name)
-                form_region(f, workshare, serial=work is not None and work < MIN_PARALLEL_WORK, parts=parts)
+                serial = _runs_serially(parts, workshare, workgroups, flops, ctx.module_name)
+                form_region(f, workshare, serial=serial, parts=parts)
