@@ -12,6 +12,8 @@
     python3 -m benchmarks --only cortex-m      # only int8 against f32 on a Cortex-M4 under
                                                 # QEMU (benchmarks/cortex_m.py)
     python3 -m benchmarks --only numpy          # only numpy's timings ("numpy baseline")
+    python3 -m benchmarks --only numpy-alt      # only numpy against ireec on the large
+                                                # matmuls, alternating (benchmarks/numpy_alternating.py)
     python3 -m benchmarks --only busy           # only the busy-machine table (benchmarks/busy.py)
     python3 -m benchmarks --only ort            # only ONNX Runtime against ireec (benchmarks/onnx_runtime.py)
 
@@ -82,10 +84,10 @@ from ireec.tools.benchmark import (call_overhead, harness_overhead,  # noqa: E40
                                    machine_context, parse_min_time, prepare_call)
 
 from benchmarks import busy, compile_time, onnx_runtime, peak  # noqa: E402
-from benchmarks import cortex_m, igemm, weight_scale  # noqa: E402
+from benchmarks import cortex_m, igemm, numpy_alternating, weight_scale  # noqa: E402
 
 #: Sections ``--only`` can measure alone.
-SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m", "numpy", "busy", "ort")
+SECTIONS = ("compile-time", "weight-scale", "igemm", "cortex-m", "numpy", "numpy-alt", "busy", "ort")
 NUMPY_SECTION_TITLE = "## numpy baseline"
 COMPILE_SIZES = compile_time.DEFAULT_SIZES
 QUICK_COMPILE_SIZES = (2000, 10000)
@@ -1024,6 +1026,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _numpy_only(args, cases, opts)
     if args.only == "busy":
         return _busy_only(args, 100 if args.quick else busy.CALLS)
+    if args.only == "numpy-alt":
+        return _numpy_alt_only(args, [c.name for c in cases])
     if args.only == "ort":
         return _ort_only(args)
     iree_note = None
@@ -1056,6 +1060,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if r.numpy.skipped is None:
             r.numpy.median_ms = numpy_runs[0].times.get(r.case.name)
         r.numpy2_ms = numpy_runs[1].times.get(r.case.name)
+    alt_cases = [c.name for c in cases if c.name in numpy_alternating.CASES]
+    alt_lines: List[str] = []
+    if alt_cases:
+        log("numpy against ireec on the large matmuls, alternating (a process per engine)")
+        alt_load = _load_average()
+        alt_rows = numpy_alternating.measure(build_dir, log, alt_cases)
+        alt_lines = numpy_alternating.render(alt_rows, _ort_context(alt_load, partial=False))
     models = shared_dir() / "models"
     ort_lines: List[str] = []
     if not args.no_ort and (models / "torch_mlir").is_dir():
@@ -1077,6 +1088,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     text = compile_time.replace_section(text, NUMPY_SECTION_TITLE,
                                         render_numpy(numpy_runs, results, context.get("load_avg") or [],
                                                      partial=False))
+    if alt_lines:
+        text = compile_time.replace_section(text, numpy_alternating.SECTION_TITLE, alt_lines)
     if not args.cases:
         text = compile_time.replace_section(text, igemm.SECTION_TITLE, igemm.section(build_dir, log))
         load = _load_average()
@@ -1136,6 +1149,19 @@ def _numpy_only(args, cases: Sequence[Case], opts: Options) -> int:
     return _splice_section(args.output, NUMPY_SECTION_TITLE, lines, "numpy")
 
 
+def _numpy_alt_only(args, names: Sequence[str]) -> int:
+    """``--only numpy-alt``: numpy against ireec on the large matmuls, alternating
+    (benchmarks/numpy_alternating.py; the cases of ``--cases`` among them, else all), spliced
+    into ``--output``."""
+    load = _load_average()
+    build_dir = Path(args.build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    wanted = [n for n in names if n in numpy_alternating.CASES] or list(numpy_alternating.CASES)
+    rows = numpy_alternating.measure(build_dir, lambda m: print(m, flush=True), wanted)
+    lines = numpy_alternating.render(rows, _ort_context(load, partial=True, only="numpy-alt"))
+    return _splice_section(args.output, numpy_alternating.SECTION_TITLE, lines, "alternating numpy")
+
+
 def _busy_only(args, calls: int) -> int:
     """``--only busy``: the busy-machine section (benchmarks/busy.py), spliced into ``--output``."""
     load = ", ".join(f"{v:.2f}" for v in _load_average())
@@ -1147,9 +1173,10 @@ def _busy_only(args, calls: int) -> int:
     return _splice_section(args.output, busy.SECTION_TITLE, lines, "busy-machine")
 
 
-def _ort_context(load_before, partial: bool) -> List[str]:
-    """The bullet lines under the ONNX Runtime table: date, cores and load average before and
-    after, and whether this is a partial run."""
+def _ort_context(load_before, partial: bool, only: str = "ort") -> List[str]:
+    """The bullet lines under the ONNX Runtime table (or another alternating comparison's:
+    ``only``, its ``--only`` section): date, cores and load average before and after, and
+    whether this is a partial run."""
     import datetime
 
     def fmt(v):
@@ -1158,7 +1185,7 @@ def _ort_context(load_before, partial: bool) -> List[str]:
              f"{os.cpu_count()} cores; load average {fmt(load_before)} before, {fmt(_load_average())} after "
              "(other work on this shared machine included)"]
     if partial:
-        lines.append("- from a partial run: `python3 -m benchmarks --only ort`, not the whole `make bench`")
+        lines.append(f"- from a partial run: `python3 -m benchmarks --only {only}`, not the whole `make bench`")
     return lines
 
 
