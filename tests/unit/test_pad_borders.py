@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ireec.passes.hal.bufferize import _pad_borders
+from ireec.passes.hal.bufferize import WHOLE_FILL_ROW, _pad_borders, pad_fills
 
 
 @pytest.mark.parametrize("low,high,src", [
@@ -29,3 +29,26 @@ def test_borders_and_copy_cover_each_element_once(low, high, src):
     for offsets, sizes in _pad_borders(low, src, dst):
         for idx in itertools.product(*(range(o, o + n) for o, n in zip(offsets, sizes))):
             assert any(not (lo <= i < lo + s) for i, lo, s in zip(idx, low, src))
+
+
+@pytest.mark.parametrize("low,high,src,whole", [
+    ([0, 0, 1, 1], [0, 0, 1, 1], [1, 48, 2, 2], True),     # short padded rows: one fill
+    ([0, 1, 0], [0, 1, 0], [2, 3, 3], False),              # rows not padded: the border
+    ([0, 3], [0, 3], [2, WHOLE_FILL_ROW], False),          # long rows: the border
+    ([0, 0, 0, 0], [0, 0, 0, 1], [1, 4, 5, 7], True),      # padded after only
+])
+def test_short_padded_rows_are_filled_whole_then_copied(low, high, src, whole):
+    """With its innermost dim padded and short, a pad fills its whole result and the copy
+    overwrites the interior: every element is still written, the border only by the fill."""
+    dst = [lo + s + hi for lo, s, hi in zip(low, src, high)]
+    fills = pad_fills(low, src, dst)
+    assert (fills == [([0] * len(dst), dst)]) == whole
+    if not whole:
+        assert fills == _pad_borders(low, src, dst)
+    value = np.full(dst, -1, np.int32)
+    for offsets, sizes in fills:
+        value[tuple(slice(o, o + n) for o, n in zip(offsets, sizes))] = 0
+    value[tuple(slice(lo, lo + s) for lo, s in zip(low, src))] = 1
+    expected = np.zeros(dst, np.int32)
+    expected[tuple(slice(lo, lo + s) for lo, s in zip(low, src))] = 1
+    assert (value == expected).all()
