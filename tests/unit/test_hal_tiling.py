@@ -291,30 +291,31 @@ def _nchw_conv(c: int, f: int, hw: int, w: "np.ndarray") -> str:
 """
 
 
-@pytest.mark.parametrize("hw,channels_cut", [(5, True), (12, False)])
-def test_small_images_cut_output_channels_on_openmp(hw, channels_cut):
+@pytest.mark.parametrize("hw,f,channels_cut", [(5, 96, True), (12, 96, False), (7, 48, False)])
+def test_small_images_cut_output_channels_on_openmp(hw, f, channels_cut):
     """An im2col convolution whose GEMM rows are few output pixels (3x3 = 9, below
     SMALL_GEMM_PIXELS) is cut along its 96 output channels on openmp (two workgroups of 48,
     each with all 9 rows: 6 + 3 rows left partial register tiles); a 10x10 output keeps its
-    rows cut. Results match numpy either way."""
+    rows cut; 48 channels (below SPLIT_CHANNELS_MIN) of a 5x5 output stay one workgroup (the
+    halves would pack the same patches). Results match numpy either way."""
     import numpy as np
 
     from ireec.compiler import compile_source
-    from ireec.passes.hal.select_lowering_strategy import SMALL_GEMM_PIXELS
+    from ireec.passes.hal.select_lowering_strategy import SMALL_GEMM_PIXELS, SPLIT_CHANNELS_MIN
 
-    assert (hw - 2) ** 2 < SMALL_GEMM_PIXELS or not channels_cut
+    assert ((hw - 2) ** 2 < SMALL_GEMM_PIXELS and f >= SPLIT_CHANNELS_MIN) == channels_cut
     rng = np.random.default_rng(3)
-    w = rng.standard_normal((96, 96, 3, 3)).astype(np.float32)
-    src = _nchw_conv(96, 96, hw, w)
+    w = rng.standard_normal((f, 96, 3, 3)).astype(np.float32)
+    src = _nchw_conv(96, f, hw, w)
     hal = compile_source(src, "s.mlir", target="openmp", compile_to="hal").ir_text
     conv = [ln for ln in hal.splitlines() if "lowering_config" in ln and "ireec_uk_sgemm" in ln]
     assert conv, "the convolution goes through the sgemm micro-kernel"
     tiles = [int(t) for t in conv[0].split("tile_sizes = [[")[1].split("]")[0].split(", ")]
-    assert (48 in tiles) == channels_cut, tiles
+    assert (f // 2 in tiles) == channels_cut, tiles
     x = rng.standard_normal((1, 96, hw, hw)).astype(np.float32)
     o = hw - 2
     win = np.stack([x[0, :, i:i + o, j:j + o] for i in range(3) for j in range(3)], 1)  # c, 9, o, o
-    want = np.einsum("ctyx,fct->fyx", win.astype(np.float64), w.reshape(96, 96, 9).astype(np.float64))[None]
+    want = np.einsum("ctyx,fct->fyx", win.astype(np.float64), w.reshape(f, 96, 9).astype(np.float64))[None]
     import ireec
 
     got = ireec.compile_source(src, target="openmp").f(x)

@@ -365,11 +365,19 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
 #: few patches: a 3x3 image of 96 channels, 9 x 864 floats).
 SMALL_GEMM_PIXELS = 64
 
+#: Least output channels for that cut: both halves pack the same patches (pixels x K
+#: floats, element by element), and with fewer channels that duplicated packing costs more
+#: than the halved products. ResNet's 5x5 images of 48 channels (K = 432 and 216) took
+#: 19.2 and 11.5 us cut in two and 15.7 and 8.6 us as one workgroup; its 3x3 images of 96
+#: channels 16 us cut, 23 us whole (torch-mlir resnet18 on openmp and c, this project's
+#: 2-core Xeon, per dispatch).
+SPLIT_CHANNELS_MIN = 64
+
 
 def _split_channels(root, match, dims: List[int], extents: List[int], tiles: List[int]) -> bool:
     """Cut the output channels of an im2col convolution in two (``tiles`` updated) when its
-    GEMM's rows are few output pixels (:data:`SMALL_GEMM_PIXELS`), it has at least 32
-    channels and its tiles make one workgroup; True when cut."""
+    GEMM's rows are few output pixels (:data:`SMALL_GEMM_PIXELS`), it has at least
+    :data:`SPLIT_CHANNELS_MIN` channels and its tiles make one workgroup; True when cut."""
     if match.f not in dims or not IM.pixels_are_rows(root, match):
         return False
     if any(-(-e // t) > 1 for e, t in zip(extents, tiles)):
@@ -378,7 +386,7 @@ def _split_channels(root, match, dims: List[int], extents: List[int], tiles: Lis
     ranges = L.loop_ranges(root)
     pixels *= math.prod(ranges[d] for d in match.pixels if d not in dims and ranges[d])
     k = dims.index(match.f)
-    if pixels >= SMALL_GEMM_PIXELS or extents[k] < 32:
+    if pixels >= SMALL_GEMM_PIXELS or extents[k] < SPLIT_CHANNELS_MIN:
         return False
     tiles[k] = UK.split_tile(extents[k], 2)
     return True
