@@ -11,10 +11,13 @@ Columns: ONNX Runtime's CPU execution provider (every graph optimisation,
 threads, and with 1 intra-op thread against ireec's ``c`` build; ireec is called through
 ``ireec.load`` (what a Python user pays: checks, result allocation). Each engine is timed in
 a process of its own (:func:`time_in_child`: warm-up, then the median of one second of
-calls), the engines alternating for :data:`ROUNDS` rounds; a column is the median of its
-rounds. A shared machine's speed changes within seconds: alternating makes every side see
-the same phases, and separate processes keep one engine's spinning threads off the other's
-cores. Both outputs are checked against the exporter's ``out0.npy``: within 1e-3 relative /
+calls), the engines alternating for :data:`ROUNDS` rounds (ORT first in even rounds, ireec
+first in odd ones, so a drift of the machine's speed favours neither); a time column is the
+median of its rounds, and a ratio the median of the rounds' ratios (each of two timings
+taken one after the other). A shared machine's speed changes within seconds: alternating
+makes every side see the same phases, the ratio of neighbouring timings cancels most of a
+slow phase that hits one round, and separate processes keep one engine's spinning threads
+off the other's cores. Both outputs are checked against the exporter's ``out0.npy``: within 1e-3 relative /
 1e-4 absolute for float models, identical (0 quantisation steps) for the int8 ones.
 ONNX Runtime is optional (``pip install -e '.[bench]'``); without it the section says so.
 """
@@ -38,9 +41,9 @@ QUANT_MODELS = ("cnn_int8", "mlp_int8")
 #: ireec's forms of a QDQ model (``<model>.qdq.<form>.mlir``).
 QUANT_FORMS = ("linalg", "tosa")
 #: Rounds of the alternation (each engine timed once per round, in a new process).
-ROUNDS = 3
+ROUNDS = 5
 #: Seconds of calls each timed process measures, after :data:`WARMUP_S` of untimed calls.
-MEASURE_S, WARMUP_S = 1.0, 0.3
+MEASURE_S, WARMUP_S = 0.6, 0.3
 #: The two comparisons: (ireec target, threads of both engines).
 COLUMNS = (("openmp", 2), ("c", 1))
 
@@ -124,6 +127,7 @@ class OrtRow:
     ort_ok: Optional[bool] = None
     ireec_ok: Dict[str, bool] = field(default_factory=dict)
     ireec_err: Dict[str, float] = field(default_factory=dict)
+    ratios: Dict[str, List[float]] = field(default_factory=dict)  # ireec / ORT of each round
     skipped: Optional[str] = None
 
 
@@ -224,18 +228,22 @@ def measure_ort_vs_ireec(root: Path, build_dir: Path, log: Callable[[str], None]
             ort_errs = []
             for target, threads in COLUMNS:
                 ort_t, ire_t = [], []
-                for _ in range(rounds):
-                    ms, err = time_in_child("ort", mf.onnx, x_path, threads)
-                    ort_t.append(ms)
-                    ort_errs.append(err)
-                    ms, err = time_in_child("ireec", libs[target], x_path, threads)
-                    ire_t.append(ms)
-                    row.ireec_err[target] = err
+                for r in range(rounds):
+                    for kind in (("ort", "ireec") if r % 2 == 0 else ("ireec", "ort")):
+                        if kind == "ort":
+                            ms, err = time_in_child("ort", mf.onnx, x_path, threads)
+                            ort_t.append(ms)
+                            ort_errs.append(err)
+                        else:
+                            ms, err = time_in_child("ireec", libs[target], x_path, threads)
+                            ire_t.append(ms)
+                            row.ireec_err[target] = err
                 row.ort_ms[target] = float(np.median(ort_t))
                 row.ireec_ms[target] = float(np.median(ire_t))
+                row.ratios[target] = [a / b for a, b in zip(ire_t, ort_t)]
                 row.ireec_ok[target] = _ok(row.ireec_err[target], expected, mf.exact)
                 log(f"  {mf.name:<18} {target:<6} ORT {row.ort_ms[target]:8.4f} ms   "
-                    f"ireec {row.ireec_ms[target]:8.4f} ms   x{row.ireec_ms[target] / row.ort_ms[target]:.2f}")
+                    f"ireec {row.ireec_ms[target]:8.4f} ms   x{np.median(row.ratios[target]):.2f}")
             row.ort_ok = all(_ok(e, expected, mf.exact) for e in ort_errs)
         except Exception as e:  # an export ORT cannot run, a compile error: recorded
             text = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -253,8 +261,8 @@ def render_ort(rows: List[OrtRow], version: str, context: Sequence[str] = ()) ->
         return "—" if v is None else f"{v:.3f}"
 
     def ratio(r, t):
-        a, b = r.ireec_ms.get(t), r.ort_ms.get(t)
-        return f"{a / b:.2f}×" if a is not None and b else "—"
+        v = r.ratios.get(t)
+        return f"{np.median(v):.2f}× ({min(v):.2f}–{max(v):.2f})" if v else "—"
 
     def check(r, t):
         if t not in r.ireec_ok:
@@ -271,9 +279,11 @@ def render_ort(rows: List[OrtRow], version: str, context: Sequence[str] = ()) ->
          "ORT with 2 intra-op threads against ireec's `openmp` build (2 OpenMP threads), and ORT "
          "with 1 thread against ireec's `c` build. ireec is called through `ireec.load` (the "
          "Python call included: checks, result allocation). Each engine runs in a process of its "
-         f"own (0.3 s of warm-up, then the median of 1 s of calls), the engines alternating for "
-         f"{ROUNDS} rounds; each column is the median of its rounds (`benchmarks/onnx_runtime.py`). "
-         "`/ ORT` divides ireec's time by ORT's: below 1 means ireec is faster. Checks against "
+         f"own ({WARMUP_S} s of warm-up, then the median of {MEASURE_S} s of calls), the engines "
+         f"alternating for {ROUNDS} rounds (ORT first in even rounds, ireec first in odd ones); a time "
+         "column is the median of its rounds (`benchmarks/onnx_runtime.py`). `/ ORT` is the median of "
+         "the rounds' ratios of ireec's time to ORT's (timed one after the other), their range in "
+         "brackets: below 1 means ireec is faster. Checks against "
          "the exporter's `out0.npy`: within 1e-3 relative for float models (largest absolute "
          "difference in brackets), identical for the int8 ones.", ""]
     L += list(context)
