@@ -20,10 +20,9 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -88,6 +87,7 @@ def time_in_child(engine: str, case: str, threads: int, lib: Optional[Path] = No
 
 def _child_main(engine: str, case_name: str, threads: int, lib: str) -> None:
     """The timed process of :func:`time_in_child`; prints one JSON line."""
+    from benchmarks.onnx_runtime import median_call_ms
     from benchmarks.run import NumpyRun, blas_info
 
     case = _case(case_name)
@@ -105,16 +105,7 @@ def _child_main(engine: str, case_name: str, threads: int, lib: str) -> None:
             return fn(*inputs)
         want = case.reference(*inputs)
         out["max_err"] = float(np.abs(np.asarray(call(), np.float64) - want).max())
-    end = time.perf_counter() + WARMUP_S
-    while time.perf_counter() < end:
-        call()
-    times = []
-    end = time.perf_counter() + MEASURE_S
-    while time.perf_counter() < end or len(times) < 5:
-        t = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - t)
-    out["ms"] = float(np.median(times)) * 1e3
+    out["ms"] = median_call_ms(call, WARMUP_S, MEASURE_S)
     if engine == "numpy":
         blas, error = blas_info()
         out["kernel"] = NumpyRun(threads, blas=blas, error=error).kernel()

@@ -177,16 +177,22 @@ def _child_main(kind: str, path: str, x_path: str, threads: int) -> None:
     y = np.asarray(call())
     err = float(np.abs(y.astype(np.float64) - expected.astype(np.float64)).max()) if y.shape == expected.shape \
         else float("inf")
-    end = time.perf_counter() + WARMUP_S
+    print(f"{median_call_ms(call, WARMUP_S, MEASURE_S):.6f} {err:.9g}")
+
+
+def median_call_ms(call: Callable[[], object], warmup_s: float, measure_s: float, least: int = 5) -> float:
+    """Median milliseconds of ``call()``: untimed calls for ``warmup_s`` seconds, then calls
+    timed one by one for ``measure_s`` seconds (at least ``least`` of them)."""
+    end = time.perf_counter() + warmup_s
     while time.perf_counter() < end:
         call()
     times = []
-    end = time.perf_counter() + MEASURE_S
-    while time.perf_counter() < end or len(times) < 5:
+    end = time.perf_counter() + measure_s
+    while time.perf_counter() < end or len(times) < least:
         t = time.perf_counter()
         call()
         times.append(time.perf_counter() - t)
-    print(f"{float(np.median(times)) * 1e3:.6f} {err:.9g}")
+    return float(np.median(times)) * 1e3
 
 
 def _ok(err: float, expected: np.ndarray, exact: bool) -> bool:
