@@ -367,15 +367,15 @@ static ireec_uk_dwconv_fn ireec_uk_dwconv_select(void) {
 
 #if defined(IREEC_UK_X86)
 #include <immintrin.h>
-/* dst[c * dst_c] = src[c * src_c] for c < n, one side contiguous (src_c or dst_c is 1): the
- * other side's 16 elements move by one AVX-512 gather or scatter (int32 indices: the stride
- * below 2^26 in magnitude), the rest one by one. The transposes of
- * ireec_uk_dwconv_small_image, which element by element took most of its time: MobileNetV2's
- * 480 channels of a 2x2 image, the dispatch with its padding copy, 8.4 -> 5.6 us (gcc 12,
- * one thread, the minimum of 40 rounds). */
-__attribute__((target("avx512f"))) static void ireec_uk_strided_copy_512(float *dst, int64_t dst_c,
-                                                                      const float *src, int64_t src_c,
-                                                                      int64_t n) {
+/* dst[c * dst_c] = src[c * src_c] for the first 16 * floor(n / 16) c, one side contiguous
+ * (src_c or dst_c is 1): the other side's 16 elements move by one AVX-512 gather or scatter
+ * (int32 indices: the stride below 2^26 in magnitude; else nothing is moved). Returns how
+ * many elements it moved. The transposes of ireec_uk_dwconv_small_image, which element by
+ * element took most of its time: MobileNetV2's 480 channels of a 2x2 image, the dispatch
+ * with its padding copy, 8.4 -> 5.6 us (gcc 12, one thread, the minimum of 40 rounds). */
+__attribute__((target("avx512f"))) static int64_t ireec_uk_strided_copy_512(float *dst, int64_t dst_c,
+                                                                         const float *src,
+                                                                         int64_t src_c, int64_t n) {
   const int64_t st = src_c == 1 ? dst_c : src_c;
   int64_t c = 0;
   if ((src_c == 1 || dst_c == 1) && st > -(1 << 26) && st < (1 << 26)) {
@@ -387,7 +387,7 @@ __attribute__((target("avx512f"))) static void ireec_uk_strided_copy_512(float *
     else
       for (; c + 16 <= n; c += 16) _mm512_i32scatter_ps(dst + c * dst_c, idx, _mm512_loadu_ps(src + c), 4);
   }
-  for (; c < n; ++c) dst[c * dst_c] = src[c * src_c];
+  return c;
 }
 #endif
 
@@ -404,18 +404,15 @@ __attribute__((target("avx512f"))) static void ireec_uk_strided_copy_512(float *
 #define IREEC_UK_DWCONV_CL_FLOATS 2048
 #define IREEC_UK_DWCONV_CL_PIXELS 16
 /* dst[c * dst_c] = src[c * src_c] for c < n: ireec_uk_strided_copy_512 where the kernel is
- * the AVX-512 one (wide), else element by element. */
+ * the AVX-512 one (wide), the rest element by element. */
 static void ireec_uk_dwconv_strided_copy(int wide, float *dst, int64_t dst_c, const float *src,
                                          int64_t src_c, int64_t n) {
-  int64_t c;
+  int64_t c = 0;
 #if defined(IREEC_UK_X86)
-  if (wide) {
-    ireec_uk_strided_copy_512(dst, dst_c, src, src_c, n);
-    return;
-  }
+  if (wide) c = ireec_uk_strided_copy_512(dst, dst_c, src, src_c, n);
 #endif
   (void)wide;
-  for (c = 0; c < n; ++c) dst[c * dst_c] = src[c * src_c];
+  for (; c < n; ++c) dst[c * dst_c] = src[c * src_c];
 }
 
 static int ireec_uk_dwconv_small_image(const ireec_uk_dwconv_params_t *p, ireec_uk_dwconv_fn fn) {
