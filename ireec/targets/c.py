@@ -174,6 +174,9 @@ class CTarget(Target):
     #: Whether the constant pool may be a binary file (``--constants=incbin|external``,
     #: ireec/targets/constants.py) rather than C text.
     binary_constants = True
+    #: How a ``c-array`` pool is written (ireec/targets/constants.py): integer initializers,
+    #: exactly the pool's size (C99's rule for string literals differs from C++'s).
+    pool_rows = staticmethod(hex_rows)
 
     def compile_flags(self) -> List[str]:
         """:attr:`cflags`, with ``-ffp-contract=off`` under :attr:`strict_fp` (else the
@@ -240,7 +243,7 @@ class CTarget(Target):
                   "static_workspace": static, "static_workspace_size": arena if static else 0,
                   "stack_size": max([fn["stack_bytes"] for fn in functions] + [0]),
                   "libraries": libraries, "frame_bytes": FRAME_BYTES,
-                  **template_fields(mode, pool),
+                  **template_fields(mode, pool, self.pool_rows),
                   "global_state_size": len(state), "global_state_text": hex_rows(state),
                   "preamble": self.kernel_preamble(),
                   "ukernels": any(callee.startswith("ireec_uk_") for callee in _callees(funcs, "kernel"))}

@@ -42,6 +42,7 @@ from typing import Dict, List, Optional
 from ..ir.diagnostics import CompileError
 from .base import GPUKernelConfig, register_target
 from .c import CTarget
+from .constants import string_rows
 
 #: Largest grid extent per axis (CUDA: x up to 2**31 - 1, y and z up to 65535).
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
@@ -99,8 +100,11 @@ class CUDATarget(CTarget):
     name = "cuda"
     #: The host entry works on device pointers: it does not stage padded dimensions.
     stages_padded_dims = False
-    #: The pool is a ``__device__`` array of the module image: C text only.
+    #: The pool is a ``__device__`` array of the module image: C text only, written as one
+    #: string literal (nvcc reads it as a single token: a 768 KiB pool compiles in 1.5 s
+    #: instead of 3.4 s as integer initializers).
     binary_constants = False
+    pool_rows = staticmethod(string_rows)
     is_gpu = True
     #: A padded tile per workgroup would be per-thread local memory here: pads keep their dispatch.
     fuse_padding_into_consumers = False

@@ -4,6 +4,8 @@ time — each built, run and compared with numpy, through ``ireec.load`` and thr
 ABI from a plain C program that has only the generated files beside it."""
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 import zlib
 from pathlib import Path
@@ -15,7 +17,7 @@ import ireec
 from benchmarks.gen_weights import reference, weights, write_mlp
 from ireec.cli import main as ireec_main
 from ireec.runtime.loader import StatusError
-from ireec.targets.constants import C_ARRAY_MAX_BYTES, hex_rows
+from ireec.targets.constants import C_ARRAY_MAX_BYTES, hex_rows, string_rows
 
 from .common import run_cli
 
@@ -202,6 +204,36 @@ def test_cuda_keeps_its_constants_in_the_image(mlp, tmp_path, capsys):
     rc, _out, err = run_cli(["compile", mlp[0], "--output-format=vm-c", "--target=cuda",
                              "--constants=external", "-o", tmp_path / "out"], capsys)
     assert rc == 1 and "--constants=external is not supported by this target" in err
+
+
+def test_cuda_pool_is_one_string_literal_of_the_pool(mlp, tmp_path, capsys):
+    """cuda's ``__device__`` pool is written as one string literal (octal escapes), one byte
+    longer than the pool for C++'s terminating NUL, holding exactly the pool's bytes."""
+    _vmc(mlp[0], tmp_path / "c", capsys, "--constants=incbin")
+    pool = (tmp_path / "c" / "mlp_constants.bin").read_bytes()
+    _vmc(mlp[0], tmp_path / "cuda", capsys, "--target=cuda")
+    text = (tmp_path / "cuda" / "mlp.cu").read_text()
+    m = re.search(r'uint8_t mlp_constant_pool\[(\d+) \+ 1\] =\n((?:  "[^"\n]*"\n)*  "[^"\n]*");', text)
+    assert m and int(m.group(1)) == len(pool)
+    literals = re.findall(r'"([^"]*)"', m.group(2))
+    assert all(re.fullmatch(r"(\\[0-7]{3})*", lit) for lit in literals)
+    assert bytes(int(o, 8) for lit in literals for o in lit.split("\\")[1:]) == pool
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+def test_string_rows_round_trip_through_a_cxx_compiler(tmp_path):
+    """Every byte value (NUL, quote, backslash, digits after an escape) survives a C++
+    compile of :func:`string_rows` into an array of exactly its size plus the NUL."""
+    data = bytes(range(256)) + b"\0" + b"??=" + b"\x01" + b"7" * 70 + bytes([255, 0, 48])
+    src = tmp_path / "rows.cpp"
+    src.write_text("#include <cstdio>\n"
+                   f"static const unsigned char a[{len(data)} + 1] =\n{string_rows(data, 17)};\n"
+                   "int main() { fwrite(a, 1, sizeof a - 1, stdout); return a[sizeof a - 1]; }\n")
+    subprocess.run(["g++", "-std=c++11", "-Wall", "-Wextra", "-Werror", str(src), "-o", str(tmp_path / "rows")],
+                   check=True)
+    out = subprocess.run([str(tmp_path / "rows")], capture_output=True)
+    assert out.returncode == 0 and out.stdout == data
+    assert string_rows(b"") == '  ""'
 
 
 def test_run_module_takes_external_constants(tmp_path, capsys):
