@@ -28,7 +28,10 @@ Wait policies (rows): ``ireec.load`` is what :func:`ireec.load` sets up when the
 libgomp's variables alone (:data:`ireec.runtime.loader.OPENMP_ENVIRONMENT`: bounded spinning,
 then sleeping); ``libgomp default`` sets ``GOMP_SPINCOUNT=300000`` in the child's
 environment, libgomp's own default spin count (env.c, ``initialize_env``), which the loader
-then leaves alone: the behaviour before.
+then leaves alone: the behaviour before. ``ONNX Runtime`` times ONNX Runtime's own
+call (``session.run`` on the model's ``.onnx``, :data:`ORT_THREADS` intra-op threads, its
+default spinning) in the same situations: what another engine's call pays on this machine,
+the reference for ireec's ratios (the ``ort`` situation does not apply to it).
 
     python3 -m benchmarks --only busy                 # this section alone, spliced into RESULTS.md
     python3 -m benchmarks.busy --models resnet18 --calls 200 --output -
@@ -78,11 +81,14 @@ ORT_THREADS = 2
 REALTIME = ("chrt", "-f", "1")
 QUIET_RT = "quiet-rt"
 #: Wait policies compared: {row name: environment variables set in the child}.
-POLICIES = {"ireec.load": {}, "libgomp default": {"GOMP_SPINCOUNT": "300000"}, "c, one thread": {}}
+POLICIES = {"ireec.load": {}, "libgomp default": {"GOMP_SPINCOUNT": "300000"}, "c, one thread": {},
+            "ONNX Runtime": {}}
+#: The engine of :data:`POLICIES`'s ONNX Runtime row (no ireec build: its ``.onnx`` is timed).
+ORT_ENGINE = "onnxruntime"
 #: Rows built for another target than ``openmp``: the single-threaded ``c`` build under the same
 #: load, no thread pool at all, shows what the scheduler alone costs a call (a busy core's
-#: time slice when the call's one thread is preempted).
-TARGET_OF = {"c, one thread": "c"}
+#: time slice when the call's one thread is preempted); the ONNX Runtime row is no build at all.
+TARGET_OF = {"c, one thread": "c", "ONNX Runtime": ORT_ENGINE}
 #: libgomp's variables cleared in the child before ``POLICIES`` applies its own.
 _GOMP_VARIABLES = ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")
 
@@ -195,15 +201,26 @@ def run_child(lib: str, x_file: str, onnx: Optional[str], situations: Sequence[s
               warmup_s: float, max_s: float) -> Dict[str, object]:
     """Load ``lib`` (before anything else loads libgomp), time its first function on the
     array in ``x_file`` in each situation; {"wait_policy": str, "times": {situation: [s]},
-    "skipped": {situation: reason}}."""
+    "skipped": {situation: reason}}. With ``lib`` = :data:`ORT_ENGINE`, time an ONNX Runtime
+    session of ``onnx`` instead (:data:`ORT_THREADS` threads; no ``ort`` situation)."""
     import numpy as np
 
-    from ireec.runtime.loader import load, openmp_wait_policy
-
-    m = load(lib)
-    f = m[m.functions[0]]
     x = np.load(x_file)
-    out: Dict[str, object] = {"wait_policy": openmp_wait_policy(), "times": {}, "skipped": {},
+    if lib == ORT_ENGINE:
+        own = onnx_runtime.ort_session(Path(onnx), ORT_THREADS)
+        own_feed = {own.get_inputs()[0].name: x}
+
+        def f(_x):
+            return own.run(None, own_feed)
+        wait_policy = f"— (ONNX Runtime's own pool, {ORT_THREADS} threads)"
+        situations = [s for s in situations if s != "ort"]
+    else:
+        from ireec.runtime.loader import load, openmp_wait_policy
+
+        m = load(lib)
+        f = m[m.functions[0]]
+        wait_policy = openmp_wait_policy()
+    out: Dict[str, object] = {"wait_policy": wait_policy, "times": {}, "skipped": {},
                               "others": {}}
     others_load = OthersLoad()
     for s in situations:
@@ -267,13 +284,13 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
     for name in models:
         folder = root / name
         mlir, onnx, x = folder / f"{name}.const.linalg.mlir", folder / f"{name}.onnx", folder / "arg0.npy"
-        libs: Dict[str, Path] = {}
+        libs: Dict[str, object] = {ORT_ENGINE: ORT_ENGINE}
         reason = None
         if not (mlir.is_file() and x.is_file()):
             reason = f"{folder} lacks {mlir.name} or arg0.npy"
         else:
             try:
-                for target in sorted({TARGET_OF.get(p, "openmp") for p in policies}):
+                for target in sorted({TARGET_OF.get(p, "openmp") for p in policies} - {ORT_ENGINE}):
                     out = compile_file(str(mlir), target=target, module_name=f"busy_{name}")
                     libs[target] = build_shared_library(out.files, out.module_name,
                                                         build_dir / f"libbusy_{name}_{target}.so", target=target)
@@ -281,9 +298,12 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                 reason = f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}"
         model_rows = [Row(name, policy) for policy in policies]
         rows += model_rows
-        if reason:
-            for row in model_rows:
+        for row in model_rows:
+            if reason:
                 row.skipped = reason
+            elif TARGET_OF.get(row.policy) == ORT_ENGINE and not onnx.is_file():
+                row.skipped = f"{folder} has no {onnx.name}"
+        if reason:
             continue
         times: Dict[str, Dict[str, List[float]]] = {policy: {} for policy in policies}
         rt_note = None
@@ -312,7 +332,8 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                         res["times"][QUIET_RT] = rt["times"]["quiet"]
                     except Exception as e:  # no chrt, or no permission for SCHED_FIFO
                         rt_note = f"{QUIET_RT}: `{' '.join(REALTIME)}` failed ({type(e).__name__}: {str(e)[:120]})"
-                row.wait_policy = res["wait_policy"] if row.policy not in TARGET_OF else "— (no thread pool)"
+                row.wait_policy = (res["wait_policy"] if TARGET_OF.get(row.policy, ORT_ENGINE) == ORT_ENGINE
+                                   else "— (no thread pool)")
                 for s, ts in res["times"].items():
                     times[row.policy].setdefault(s, []).extend(ts)
                 for s, cores in res.get("others", {}).items():
@@ -394,7 +415,10 @@ def render_busy(rows: Sequence[Row], context: Sequence[str], calls: int = CALLS,
          "`libgomp default` sets `GOMP_SPINCOUNT=300000`, libgomp's own default (about 4.5 ms "
          "of spinning here), which the loader leaves alone: the behaviour before; `c, one "
          "thread` is the model's single-threaded `c` build in the same situations, no thread "
-         "pool at all: what the scheduler alone costs a call whose one thread is preempted.", ""]
+         "pool at all: what the scheduler alone costs a call whose one thread is preempted; "
+         f"`ONNX Runtime` is ONNX Runtime's own call (`session.run` on the `.onnx`, {ORT_THREADS} "
+         "intra-op threads, its default spinning) in the same situations: what another engine pays "
+         "on this machine (the ORT-in-process situation does not apply to it).", ""]
     L += list(context) + [""]
     L += ["| model | wait policy | libgomp read | quiet, real-time ms | quiet ms | busy ms | x quiet | "
           "ORT in process ms | x quiet | others (cores) |",

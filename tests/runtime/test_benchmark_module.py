@@ -515,6 +515,15 @@ def test_busy_percentiles_and_table():
     row.stats["quiet-rt"] = busy.Stats(0.025, 0.05, 0.1, 300)  # the reference of x quiet when present
     text = "\n".join(busy.render_busy([row], ["- load"], calls=300))
     assert "| 0.025 / 0.050 | 0.050 / 0.100 | 0.100 / 0.500 | 4.0× / 10× |" in text
+    # ONNX Runtime's own call under the same load: a row of its own, no ORT-in-process cell.
+    assert busy.TARGET_OF["ONNX Runtime"] == busy.ORT_ENGINE
+    ort = busy.Row("resnet18", "ONNX Runtime", {"quiet": busy.Stats(0.3, 0.4, 0.5, 300),
+                                                "busy": busy.Stats(0.36, 8.0, 9.0, 300)},
+                   "— (ONNX Runtime's own pool, 2 threads)", {"quiet": 0.0, "busy": 0.1})
+    text = "\n".join(busy.render_busy([ort], ["- load"], calls=300))
+    assert ("| resnet18 | ONNX Runtime | — (ONNX Runtime's own pool, 2 threads) | — | 0.300 / 0.400 | "
+            "0.360 / 8.000 | 1.2× / 20× | — | — | 0.00 / 0.10 / — |") in text
+    assert "`ONNX Runtime` is ONNX Runtime's own call" in text
 
 
 def test_busy_loopers_end():
