@@ -103,11 +103,8 @@ typedef float ireec_uk_v4f __attribute__((vector_size(16)));
 #define IREEC_UK_EPILOGUE_SETUP(VT, W, EP)                                                 \
   typedef int32_t ep_vi __attribute__((vector_size(sizeof(VT))));                          \
   VT ep_lo, ep_hi;                                                                         \
-  int ep_l;                                                                                \
-  for (ep_l = 0; ep_l < W; ++ep_l) {                                                       \
-    ep_lo[ep_l] = (EP)->lo;                                                                \
-    ep_hi[ep_l] = (EP)->hi;                                                                \
-  }
+  IREEC_UK_SPLAT(VT, W, ep_lo, (EP)->lo)                                                   \
+  IREEC_UK_SPLAT(VT, W, ep_hi, (EP)->hi)
 /* IREEC_UK_EPILOGUE_N(VT, X, N, FLAGS, BP): the epilogue (see ireec_uk_epilogue1) with
  * flags FLAGS on the N vectors X[0 .. N), the bias elements of X[n_] starting at BP (an
  * expression of n_: a vector of them when ep->bias_j is 1, one for all lanes when 0). Each
