@@ -95,6 +95,12 @@ static inline void ireec_uk_epilogue_block(const ireec_uk_epilogue_t *ep, float 
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
 /* The float vectors of the kernels: 4 lanes (SSE, NEON...), 8 (AVX2), 16 (AVX-512). */
 typedef float ireec_uk_v4f __attribute__((vector_size(16)));
+/* IREEC_UK_UNROLL: the loop after it unrolled completely (its trip count a constant). The
+ * register tiles' loops over their accumulators: otherwise GCC 12 leaves the larger
+ * bodies (an epilogue's) rolled, keeps the accumulator array in memory and moves it into
+ * registers for the k loop only, a store and a load of every accumulator per tile: a
+ * 48 x 1024 x 8 GEMM with bias and clamp 17.6 -> 15.5 us. GCC and clang both read it. */
+#define IREEC_UK_UNROLL _Pragma("GCC unroll 64")
 /* IREEC_UK_SPLAT(VT, W, X, S): X = S in every lane: S - (+0.0) is S itself for every S, -0.0
  * included (unlike `(VT){0} + S`, which turns -0.0 into +0.0), so it compiles to a broadcast. */
 #define IREEC_UK_SPLAT(VT, W, X, S) { (X) = (S) - (VT){0}; }
@@ -118,36 +124,36 @@ typedef float ireec_uk_v4f __attribute__((vector_size(16)));
     int n_;                                                                                \
     if (f_ & IREEC_UK_FLAG_BIAS) {                                                         \
       if (ep->bias_j) {                                                                    \
-        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+        IREEC_UK_UNROLL for (n_ = 0; n_ < (N); ++n_) {                                     \
           VT b_;                                                                           \
           memcpy(&b_, (BP), sizeof(VT));                                                   \
           (X)[n_] = (X)[n_] + b_;                                                          \
         }                                                                                  \
       } else {                                                                             \
-        for (n_ = 0; n_ < (N); ++n_) (X)[n_] = (X)[n_] + *(BP);                            \
+        IREEC_UK_UNROLL for (n_ = 0; n_ < (N); ++n_) (X)[n_] = (X)[n_] + *(BP);            \
       }                                                                                    \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_LO) {                                                     \
       /* x > lo, or with a NaN kept: !(x <= lo), true for NaNs (one compare). */           \
       if (f_ & IREEC_UK_FLAG_LO_KEEPS_NAN)                                                 \
-        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+        IREEC_UK_UNROLL for (n_ = 0; n_ < (N); ++n_) {                                     \
           const ep_vi m_ = ~(ep_vi)((X)[n_] <= ep_lo);                                     \
           (X)[n_] = (VT)(((ep_vi)(X)[n_] & m_) | ((ep_vi)ep_lo & ~m_));                    \
         }                                                                                  \
       else                                                                                 \
-        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+        IREEC_UK_UNROLL for (n_ = 0; n_ < (N); ++n_) {                                     \
           const ep_vi m_ = (ep_vi)((X)[n_] > ep_lo);                                       \
           (X)[n_] = (VT)(((ep_vi)(X)[n_] & m_) | ((ep_vi)ep_lo & ~m_));                    \
         }                                                                                  \
     }                                                                                      \
     if (f_ & IREEC_UK_FLAG_CLAMP_HI) {                                                     \
       if (f_ & IREEC_UK_FLAG_HI_REPLACES_NAN)                                              \
-        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+        IREEC_UK_UNROLL for (n_ = 0; n_ < (N); ++n_) {                                     \
           const ep_vi m_ = (ep_vi)((X)[n_] < ep_hi);                                       \
           (X)[n_] = (VT)(((ep_vi)(X)[n_] & m_) | ((ep_vi)ep_hi & ~m_));                    \
         }                                                                                  \
       else                                                                                 \
-        for (n_ = 0; n_ < (N); ++n_) {                                                     \
+        IREEC_UK_UNROLL for (n_ = 0; n_ < (N); ++n_) {                                     \
           const ep_vi m_ = (ep_vi)(ep_hi < (X)[n_]);                                       \
           (X)[n_] = (VT)(((ep_vi)ep_hi & m_) | ((ep_vi)(X)[n_] & ~m_));                    \
         }                                                                                  \

@@ -200,8 +200,8 @@ typedef struct {
     VT acc[MR][NV];                                                                        \
     int r, v;                                                                              \
     int64_t k;                                                                             \
-    for (r = 0; r < MR; ++r)                                                               \
-      for (v = 0; v < NV; ++v) {                                                           \
+    IREEC_UK_UNROLL for (r = 0; r < MR; ++r)                                               \
+      IREEC_UK_UNROLL for (v = 0; v < NV; ++v) {                                           \
         if (ep != NULL && accumulate == 2) {                                               \
           if (ep->bias_j) memcpy(&acc[r][v], ep->bias + r * ep->bias_i + v * W, sizeof(VT)); \
           else IREEC_UK_SPLAT(VT, W, acc[r][v], ep->bias[r * ep->bias_i])                  \
@@ -213,10 +213,10 @@ typedef struct {
       }                                                                                    \
     for (k = 0; k < kc; ++k) {                                                             \
       VT bv[NV];                                                                           \
-      for (v = 0; v < NV; ++v) memcpy(&bv[v], b + k * ldb + v * W, sizeof(VT));            \
-      for (r = 0; r < MR; ++r) {                                                           \
+      IREEC_UK_UNROLL for (v = 0; v < NV; ++v) memcpy(&bv[v], b + k * ldb + v * W, sizeof(VT)); \
+      IREEC_UK_UNROLL for (r = 0; r < MR; ++r) {                                           \
         const float s = a[r * lda + k];                                                    \
-        for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                                   \
+        IREEC_UK_UNROLL for (v = 0; v < NV; ++v) acc[r][v] += bv[v] * s;                   \
       }                                                                                    \
     }                                                                                      \
     if (ep != NULL && (ep_flags & IREEC_UK_FLAG_EPILOGUE)) {                               \
@@ -224,8 +224,8 @@ typedef struct {
       IREEC_UK_EPILOGUE_N(VT, &acc[0][0], MR * NV, ep_flags,                               \
                           ep->bias + (n_ / NV) * ep->bias_i + (n_ % NV) * W * ep->bias_j)  \
     }                                                                                      \
-    for (r = 0; r < MR; ++r)                                                               \
-      for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT));        \
+    IREEC_UK_UNROLL for (r = 0; r < MR; ++r)                                               \
+      IREEC_UK_UNROLL for (v = 0; v < NV; ++v) memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(VT)); \
   }
 /* IREEC_UK_SGEMM_ROW(name, attributes, vector type, lanes, NV): the one-row kernel of a
  * 1 x (NV * lanes) tile. */
