@@ -332,8 +332,8 @@ def measure_busy(root: Path, build_dir: Path, log: Callable[[str], None],
                         res["times"][QUIET_RT] = rt["times"]["quiet"]
                     except Exception as e:  # no chrt, or no permission for SCHED_FIFO
                         rt_note = f"{QUIET_RT}: `{' '.join(REALTIME)}` failed ({type(e).__name__}: {str(e)[:120]})"
-                row.wait_policy = (res["wait_policy"] if TARGET_OF.get(row.policy, ORT_ENGINE) == ORT_ENGINE
-                                   else "— (no thread pool)")
+                row.wait_policy = ("— (no thread pool)" if TARGET_OF.get(row.policy) == "c"
+                                   else res["wait_policy"])
                 for s, ts in res["times"].items():
                     times[row.policy].setdefault(s, []).extend(ts)
                 for s, cores in res.get("others", {}).items():
