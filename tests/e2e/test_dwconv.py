@@ -1,7 +1,8 @@
 """Depthwise convolutions through the ireec_uk_dwconv micro-kernel (runtime_c/ireec_ukernel.h)
-against numpy: NCHW (vectors along output rows: contiguous, stride-2 and gathered image reads)
-and NHWC (vectors along channels), NCHW images of 2x2 to 4x3 output pixels (repacked
-channels-last), strides 1, 2 and 3, dilation 2, odd sizes, channel counts
+against numpy: NCHW (the named op runs channels-last on the CPU targets since
+convert-conv-to-channels-last; the ``nchwg`` cases are its generic form, which keeps the
+layout: vectors along output rows: contiguous, stride-2 and gathered image reads) and NHWC
+(vectors along channels), NCHW images of 2x2 to 4x3 output pixels (repacked channels-last), strides 1, 2 and 3, dilation 2, odd sizes, channel counts
 and widths that are not multiples of the vector width, batches, a channel multiplier; on c
 and openmp. All cases are functions of one module, so each target compiles once."""
 from __future__ import annotations
@@ -24,6 +25,11 @@ CASES = [
     ("nchw", 1, 40, 4, 4, 3, 1, 1),
     ("nchw", 2, 37, 5, 5, 3, 2, 1),
     ("nchw", 1, 24, 6, 5, 3, 1, 1),
+    # The generic form of the NCHW op (not converted to channels-last): the row kernels.
+    ("nchwg", 1, 5, 11, 13, 3, 1, 1),
+    ("nchwg", 2, 7, 21, 37, 3, 2, 1),
+    ("nchwg", 1, 6, 15, 52, 5, 3, 1),
+    ("nchwg", 1, 40, 4, 4, 3, 1, 1),
     ("nhwc", 1, 9, 13, 11, 3, 1, 1),
     ("nhwc", 2, 37, 10, 12, 3, 2, 1),
     ("nhwc", 1, 21, 16, 16, 3, 1, 2),
@@ -37,17 +43,30 @@ def _out(size: int, k: int, s: int, d: int) -> int:
 
 def _func(idx: int, layout: str, n: int, c: int, h: int, w: int, k: int, s: int, d: int) -> str:
     oh, ow = _out(h, k, s, d), _out(w, k, s, d)
-    if layout == "nchw":
+    if layout.startswith("nchw"):
         x_t, w_t, o_t, op = f"{n}x{c}x{h}x{w}", f"{c}x{k}x{k}", f"{n}x{c}x{oh}x{ow}", "depthwise_conv_2d_nchw_chw"
     else:
         x_t, w_t, o_t, op = f"{n}x{h}x{w}x{c}", f"{k}x{k}x{c}", f"{n}x{oh}x{ow}x{c}", "depthwise_conv_2d_nhwc_hwc"
+    conv = f"""linalg.{op} {{dilations = dense<{d}> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+      ins(%x, %w : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>"""
+    if layout == "nchwg":
+        conv = f"""linalg.generic {{indexing_maps = [
+        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * {s} + d4 * {d}, d3 * {s} + d5 * {d})>,
+        affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>,
+        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}}
+      ins(%x, %w : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) {{
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %p = arith.mulf %a, %b : f32
+      %q = arith.addf %o, %p : f32
+      linalg.yield %q : f32
+  }} -> tensor<{o_t}xf32>"""
     return f"""
 func.func @f{idx}(%x: tensor<{x_t}xf32>, %w: tensor<{w_t}xf32>) -> tensor<{o_t}xf32> {{
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<{o_t}xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>
-  %r = linalg.{op} {{dilations = dense<{d}> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
-      ins(%x, %w : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>
+  %r = {conv}
   return %r : tensor<{o_t}xf32>
 }}
 """
@@ -67,7 +86,7 @@ def _reference(layout, x, w, k, s, d):
         for tx in range(k):
             patch = x[:, :, ty * d: ty * d + s * (oh - 1) + 1: s, tx * d: tx * d + s * (ow - 1) + 1: s]
             out += patch.astype(np.float64) * w[None, :, ty, tx, None, None]
-    return out if layout == "nchw" else out.transpose(0, 2, 3, 1)
+    return out if layout != "nhwc" else out.transpose(0, 2, 3, 1)
 
 
 def test_dwconv_lowered_to_ukernel():
@@ -87,8 +106,8 @@ def test_dwconv_matches_numpy(target):
     m = ireec.compile_source(SRC, target=target)
     rng = np.random.default_rng(0)
     for i, (layout, n, c, h, w, k, s, d) in enumerate(CASES):
-        x_shape = (n, c, h, w) if layout == "nchw" else (n, h, w, c)
-        w_shape = (c, k, k) if layout == "nchw" else (k, k, c)
+        x_shape = (n, c, h, w) if layout != "nhwc" else (n, h, w, c)
+        w_shape = (c, k, k) if layout != "nhwc" else (k, k, c)
         x = rng.standard_normal(x_shape).astype(np.float32)
         f = rng.standard_normal(w_shape).astype(np.float32)
         got = getattr(m, f"f{i}")(x, f)

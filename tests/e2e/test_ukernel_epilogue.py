@@ -138,6 +138,22 @@ def _dwconv_src(layout: str, c: int, h: int, w: int, s: int, body: str) -> str:
     else:
         x_t, w_t, o_t, op, ch = f"1x{h}x{w}x{c}", f"3x3x{c}", f"1x{oh}x{ow}x{c}", "depthwise_conv_2d_nhwc_hwc", 3
     ident = "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>"
+    conv = f"""linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
+      ins(%a, %b : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>"""
+    if layout == "nchw":
+        # The generic form: the named NCHW op would run channels-last (the CPU targets'
+        # convert-conv-to-channels-last), and the micro-kernel's rows path is the one tested.
+        conv = f"""linalg.generic {{indexing_maps = [
+          affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * {s} + d4, d3 * {s} + d5)>,
+          affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>,
+          affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+          iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}}
+      ins(%a, %b : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) {{
+    ^bb0(%xa: f32, %xb: f32, %xo: f32):
+      %xm = arith.mulf %xa, %xb : f32
+      %xs = arith.addf %xo, %xm : f32
+      linalg.yield %xs : f32
+  }} -> tensor<{o_t}xf32>"""
     return f"""
 func.func @f(%a: tensor<{x_t}xf32>, %b: tensor<{w_t}xf32>, %v: tensor<{c}xf32>) -> tensor<{o_t}xf32> {{
   %zero = arith.constant 0.0 : f32
@@ -146,8 +162,7 @@ func.func @f(%a: tensor<{x_t}xf32>, %b: tensor<{w_t}xf32>, %v: tensor<{c}xf32>) 
   %c6 = arith.constant 6.0 : f32
   %e = tensor.empty() : tensor<{o_t}xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>
-  %mm = linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
-      ins(%a, %b : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>
+  %mm = {conv}
   %r = linalg.generic {{indexing_maps = [{ident}, affine_map<(d0, d1, d2, d3) -> (d{ch})>, {ident}],
                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
       ins(%mm, %v : tensor<{o_t}xf32>, tensor<{c}xf32>) outs(%e : tensor<{o_t}xf32>) {{

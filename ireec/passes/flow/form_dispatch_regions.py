@@ -308,13 +308,15 @@ def is_broadcast_producer(op: Operation) -> bool:
 
 
 #: Bytes a fused pad's tile must span along the pad's innermost dim, when that dim is
-#: distributed (not padded), unless the dim is shorter: one cache line, one AVX-512 vector of
-#: f32. Narrower tiles make every workgroup gather a few elements per source row and run its
-#: convolution on vectors that narrow: JAX's NHWC mobilenet_block (a 1x33x33x64 padded tile,
-#: 4 channels per workgroup under the 32 KiB budget) ran 1.47-1.58x slower on target c fused
-#: than with its pad dispatch (interleaved medians, about 0.052 against 0.034 ms; the
-#: 4-channel copy and ireec_uk_dwconv's 4-lane path against its 16-lane one).
-MIN_CONTIGUOUS_TILE_BYTES = 64
+#: distributed (not padded), unless the dim is shorter: two AVX-512 vectors of f32. Narrower
+#: tiles make every workgroup gather a few elements per source row and run its convolution on
+#: vectors that narrow: JAX's NHWC mobilenet_block (a 1x33x33x64 padded tile, 4 channels per
+#: workgroup under the 32 KiB budget) ran 1.47-1.58x slower on target c fused than with its
+#: pad dispatch (interleaved medians, about 0.052 against 0.034 ms; the 4-channel copy and
+#: ireec_uk_dwconv's 4-lane path against its 16-lane one); MobileNetV2's channels-last 3x3
+#: depthwise convolution of 96 channels on 16x16 (12 channels a workgroup: its 8- and 4-lane
+#: paths) took 28 us fused against 7.6 us with its pad dispatch (gcc 12, one thread).
+MIN_CONTIGUOUS_TILE_BYTES = 128
 
 
 def _pad_work_divided(pad: Operation, dist) -> bool:
