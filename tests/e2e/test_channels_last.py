@@ -1,9 +1,10 @@
 """Channels-last execution of NCHW depthwise networks (convert-conv-to-channels-last and
 propagate-linalg-transpose) against numpy: a MobileNetV3-style NCHW network, as torch-mlir
 writes one (named NCHW convolutions, bias broadcasts as inits, pads, hardswish, a
-squeeze-and-excitation gate, a residual add, odd image sizes, stride 2), on c and openmp.
-The depthwise convolutions and the 1x1 convolutions around them run NHWC, the 3x3 stem stays
-NCHW, and the results (the NCHW feature map and a global pool of it) match numpy."""
+squeeze-and-excitation gate, a residual add, odd image sizes, stride 2), on c (where the
+depthwise convolutions and the 1x1 convolutions around them run NHWC, the 3x3 stem NCHW) and
+openmp (which keeps NCHW); the results (the NCHW feature map and a global pool of it) match
+numpy."""
 from __future__ import annotations
 
 import numpy as np
