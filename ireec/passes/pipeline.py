@@ -14,6 +14,7 @@ from .flow.consteval_jit_globals import ConstEvalJitGlobalsPass
 from .flow.convert_1x1_filter_conv2d_to_matmul import Convert1X1FilterConv2DToMatmulPass
 from .flow.convert_conv_filter_to_channels_last import ConvertConvFilterToChannelsLastPass
 from .flow.convert_conv_to_channels_last import ConvertConvToChannelsLastPass
+from .flow.decompose_transposed_convolution import DecomposeTransposedConvolutionPass
 from .flow.propagate_linalg_transpose import PropagateLinalgTransposePass
 from .flow.deduplicate_executables import DeduplicateExecutablesPass
 from .flow.elementwise_op_fusion import ElementwiseOpFusionPass
@@ -101,7 +102,8 @@ PIPELINE: List[Tuple[str, Type[Pass], str]] = [
     ("flow", EraseUnusedLinalgOperandsPass, "generic results nobody uses (the index of torch's max.dim) go with their inits and the payload ops only they need, and inputs the payload never reads go, as IREE's GlobalOptimization does first"),
     ("flow", FuseQDQContractionsPass, "f32 convolutions and matmuls of dequantized 8-bit tensors (a QDQ export) become 8-bit integer contractions (ireec_uk_igemm) and an f32 scaling, as ONNX Runtime's QDQ fusion makes QLinearConv; the bias joins the i32 sum when its scale is the product of the operands'"),
     ("flow", FoldChannelAffineIntoContractionsPass, "per-channel scales and shifts after a convolution or matmul with a constant filter (an inference BatchNorm) go into the filter and a bias start, as TVM's FoldScaleAxis and ONNX Runtime's Conv+BatchNorm fusion do; constant evaluation folds both next"),
-    ("flow", ConvertConvToChannelsLastPass, "CPU targets: NCHW convolutions and poolings become their NHWC forms between transposes of the image, filter and init in and of the result out"),
+    ("flow", DecomposeTransposedConvolutionPass, "a convolution over a zero-dilated image (a transposed convolution: ConvTranspose2d, lhs_dilation) becomes one convolution of the image per output phase with its sub-filter, inserted with strides: no multiplications by the inserted zeros"),
+    ("flow", ConvertConvToChannelsLastPass, "target c: NCHW depthwise convolutions, and the 1x1 convolutions channels-last values reach, become their NHWC forms between transposes of the image, filter and init in and of the result out"),
     ("flow", PropagateLinalgTransposePass, "transposes sink through elementwise ops and pads until they cancel against the next convolution's, so a network runs channels-last between its first and last convolution"),
     ("flow", ConvertConvFilterToChannelsLastPass, "NCHW convolutions with few output pixels and a constant filter read it transposed to [c, kh, kw, f] (a transpose constant evaluation folds next), so their im2col GEMM has the pixels as rows and the many output channels as its vector columns"),
     ("flow", ConstEvalJitGlobalsPass, "ops reading only constants (weight transposes, reshapes, broadcasts, dequantisation) are evaluated into pooled constants first, as IREE's GlobalOptimization does before dispatch creation: once fused they would be recomputed in a dispatch on every call"),
