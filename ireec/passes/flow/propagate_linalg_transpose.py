@@ -2,14 +2,15 @@
 
 Mirrors IREE's ``iree-global-opt-propagate-linalg-transpose``
 (GlobalOptimization/PropagateLinalgTranspose.cpp): after
-:mod:`.convert_conv_to_channels_last` every NCHW convolution sits between a transpose of its
-image into NHWC and one of its result back to NCHW. The patterns below sink the result's
+:mod:`.convert_conv_to_channels_last` every convolution it converted sits between a transpose
+of its image into NHWC and one of its result back to NCHW. The patterns below sink the result's
 transpose down through what follows the convolution (its activation, the residual add, the
 padding of the next convolution) until it reaches the next convolution's image transpose,
 with which it cancels; what is left is one transpose at the network's input and one where the
 channels-last values meet an op these patterns do not cross (a global pool, a reshape, the
 function's result), which elementwise fusion then fuses into that consumer. Each pattern is
-one function, chosen by op name (:data:`PATTERNS`); they run until none applies.
+one function, chosen by op name (:data:`PATTERNS`), in two phases each run until none of its
+patterns applies: the sinking ones, then the hoisting of the transposes left above pads.
 
 ``transpose(v, p)`` is ``linalg.transpose`` with ``permutation = p``: result dim ``i`` is
 ``v``'s dim ``p[i]``.
