@@ -1,4 +1,5 @@
-"""Shared helpers of the end-to-end tests: paths to ../shared and a build-and-run helper."""
+"""Shared helpers of the end-to-end tests: paths to ../shared, a build-and-run helper and MLIR text
+of the NCHW depthwise convolution in its generic form."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -53,3 +54,23 @@ def cached_module(cache: dict, source: str, target: str):
     if target not in cache:
         cache[target] = ireec.compile_source(source, target=target)
     return cache[target]
+
+
+def nchw_depthwise_generic(x: str, w: str, init: str, x_t: str, w_t: str, o_t: str,
+                           stride: int, dilation: int = 1) -> str:
+    """MLIR text of the ``linalg.generic`` form of ``linalg.depthwise_conv_2d_nchw_chw`` on
+    values ``x`` (image, type ``x_t``), ``w`` (C x KH x KW filter, ``w_t``) and ``init``
+    (output, ``o_t``): the form every target keeps NCHW (the named op runs channels-last on
+    target c), so tests of the NCHW micro-kernel paths use it."""
+    s, d = stride, dilation
+    return f"""linalg.generic {{indexing_maps = [
+        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * {s} + d4 * {d}, d3 * {s} + d5 * {d})>,
+        affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>,
+        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
+        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}}
+      ins({x}, {w} : {x_t}, {w_t}) outs({init} : {o_t}) {{
+    ^bb0(%xa: f32, %xb: f32, %xo: f32):
+      %xm = arith.mulf %xa, %xb : f32
+      %xs = arith.addf %xo, %xm : f32
+      linalg.yield %xs : f32
+  }} -> {o_t}"""

@@ -1,5 +1,5 @@
 """Depthwise convolutions through the ireec_uk_dwconv micro-kernel (runtime_c/ireec_ukernel.h)
-against numpy: NCHW (the named op runs channels-last on the CPU targets since
+against numpy: NCHW (the named op runs channels-last on target c since
 convert-conv-to-channels-last; the ``nchwg`` cases are its generic form, which keeps the
 layout: vectors along output rows: contiguous, stride-2 and gathered image reads) and NHWC
 (vectors along channels), NCHW images of 2x2 to 4x3 output pixels (repacked channels-last), strides 1, 2 and 3, dilation 2, odd sizes, channel counts
@@ -12,6 +12,8 @@ import pytest
 
 import ireec
 from ireec.compiler import compile_source as compile_to_c
+
+from .common import nchw_depthwise_generic
 
 #: (layout, N, C, H, W, K, stride, dilation): input N x C x H x W (NCHW) or N x H x W x C
 #: (NHWC), a K x K window.
@@ -50,17 +52,8 @@ def _func(idx: int, layout: str, n: int, c: int, h: int, w: int, k: int, s: int,
     conv = f"""linalg.{op} {{dilations = dense<{d}> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
       ins(%x, %w : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>"""
     if layout == "nchwg":
-        conv = f"""linalg.generic {{indexing_maps = [
-        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * {s} + d4 * {d}, d3 * {s} + d5 * {d})>,
-        affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>,
-        affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
-        iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}}
-      ins(%x, %w : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) {{
-    ^bb0(%a: f32, %b: f32, %o: f32):
-      %p = arith.mulf %a, %b : f32
-      %q = arith.addf %o, %p : f32
-      linalg.yield %q : f32
-  }} -> tensor<{o_t}xf32>"""
+        conv = nchw_depthwise_generic("%x", "%w", "%z", f"tensor<{x_t}xf32>", f"tensor<{w_t}xf32>",
+                                      f"tensor<{o_t}xf32>", s, d)
     return f"""
 func.func @f{idx}(%x: tensor<{x_t}xf32>, %w: tensor<{w_t}xf32>) -> tensor<{o_t}xf32> {{
   %zero = arith.constant 0.0 : f32

@@ -15,6 +15,8 @@ import pytest
 import ireec
 from ireec.compiler import compile_source as compile_to_c
 
+from .common import nchw_depthwise_generic
+
 NEG_INF = "0xFF800000"
 
 #: (kind, layout, N, C, H, W, F, K, stride, (pad_lo, pad_hi)): input N x C x H x W (NCHW) or
@@ -55,22 +57,13 @@ def _t(shape) -> str:
 
 def _window_op(op, s, p, flt, o, filt) -> str:
     """The window op on the padded image ``%p``: the named op, except a depthwise NCHW one,
-    which is written as its generic form (the named one runs channels-last on the CPU
-    targets, convert-conv-to-channels-last; the generic keeps the NCHW layout whose fused pad
+    which is written as its generic form (the named one runs channels-last on target c,
+    convert-conv-to-channels-last; the generic keeps the NCHW layout whose fused pad
     these cases test)."""
     if op != "depthwise_conv_2d_nchw_chw":
         return f"""linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
       ins(%p, {filt} : {_t(p)}, {_t(flt)}) outs(%z : {_t(o)}) -> {_t(o)}"""
-    return f"""linalg.generic {{indexing_maps = [
-      affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * {s} + d4, d3 * {s} + d5)>,
-      affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
-      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}}
-      ins(%p, {filt} : {_t(p)}, {_t(flt)}) outs(%z : {_t(o)}) {{
-  ^bb0(%xa: f32, %xb: f32, %xo: f32):
-    %xm = arith.mulf %xa, %xb : f32
-    %xs = arith.addf %xo, %xm : f32
-    linalg.yield %xs : f32
-  }} -> {_t(o)}"""
+    return nchw_depthwise_generic("%p", filt, "%z", _t(p), _t(flt), _t(o), s)
 
 
 def _func(idx, kind, layout, n, c, h, w, f, k, s, pad) -> str:

@@ -10,6 +10,8 @@ import pytest
 import ireec
 from ireec.compiler import compile_source as compile_to_c
 
+from .common import nchw_depthwise_generic
+
 #: Consumer bodies over %x (the sum) and %bb (the bias), yielding %y; with the numpy
 #: semantics of each and whether the micro-kernel takes it.
 BODIES = {
@@ -141,19 +143,10 @@ def _dwconv_src(layout: str, c: int, h: int, w: int, s: int, body: str) -> str:
     conv = f"""linalg.{op} {{dilations = dense<1> : tensor<2xi64>, strides = dense<{s}> : tensor<2xi64>}}
       ins(%a, %b : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) -> tensor<{o_t}xf32>"""
     if layout == "nchw":
-        # The generic form: the named NCHW op would run channels-last (the CPU targets'
+        # The generic form: the named NCHW op would run channels-last (target c's
         # convert-conv-to-channels-last), and the micro-kernel's rows path is the one tested.
-        conv = f"""linalg.generic {{indexing_maps = [
-          affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * {s} + d4, d3 * {s} + d5)>,
-          affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>,
-          affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>],
-          iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}}
-      ins(%a, %b : tensor<{x_t}xf32>, tensor<{w_t}xf32>) outs(%z : tensor<{o_t}xf32>) {{
-    ^bb0(%xa: f32, %xb: f32, %xo: f32):
-      %xm = arith.mulf %xa, %xb : f32
-      %xs = arith.addf %xo, %xm : f32
-      linalg.yield %xs : f32
-  }} -> tensor<{o_t}xf32>"""
+        conv = nchw_depthwise_generic("%a", "%b", "%z", f"tensor<{x_t}xf32>", f"tensor<{w_t}xf32>",
+                                      f"tensor<{o_t}xf32>", s)
     return f"""
 func.func @f(%a: tensor<{x_t}xf32>, %b: tensor<{w_t}xf32>, %v: tensor<{c}xf32>) -> tensor<{o_t}xf32> {{
   %zero = arith.constant 0.0 : f32

@@ -194,21 +194,13 @@ def _renumbered(op: Operation, p: Sequence[int], sources: Dict[int, Value],
     rt = _transposed(op.results[0].type, q)
     init = b.create("tensor.empty", [], [rt]).result
     region = op.regions.pop(0)
-    for inner in _walk(region):
+    for inner in (o for blk in region.blocks for top in blk.ops for o in top.walk()):
         if inner.name == "linalg.index":
             inner.attributes["dim"] = IntegerAttr(p[inner.attributes["dim"].value], T.i64)
     attrs = {k: a for k, a in op.attributes.items()
              if k not in ("indexing_maps", "iterator_types", "operandSegmentSizes")}
     return L.build_generic(ins, [init], new_maps, L.iterator_types(op), region,
                            result_types=[rt], attrs=attrs, loc=op.loc, builder=b)
-
-
-def _walk(region):
-    for blk in region.blocks:
-        for o in blk.ops:
-            yield o
-            for r in o.regions:
-                yield from _walk(r)
 
 
 def _transpose(op: Operation) -> bool:
