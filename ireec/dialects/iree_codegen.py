@@ -2,7 +2,7 @@
 
 ``iree_codegen.ukernel.generic`` (IREE: ``IREECodegenOps.td``, created by
 ``iree-codegen-cpu-lower-to-ukernels`` / ``iree-codegen-gpu-lower-to-ukernels``) calls the
-micro-kernel named by ``u_kernel_fn_name`` on memrefs. ireec has four families, each with its
+micro-kernel named by ``u_kernel_fn_name`` on memrefs. ireec has five families, each with its
 own operand form (printed generically):
 
 - the CPU sgemm (ireec/passes/hal/cpu_lower_to_ukernels.py, runtime_c/ireec_ukernel.h)::
@@ -44,6 +44,13 @@ own operand form (printed generically):
 
   (the same epilogue attributes as the sgemm's, the bias a per-channel vector:
   ``bias_strides = array<i64: 1>``, its memref after the output's)
+
+- the CPU direct convolution (ireec/passes/hal/direct_conv.py, runtime_c/ireec_ukernel_conv.h)::
+
+      "iree_codegen.ukernel.generic"(%filter, %image, %out, <index of the first element of
+          the tile in each, one per dim>..., %F, %OH, %OW, %x_end)
+          {u_kernel_fn_name = "ireec_uk_conv", window = array<i64: R0, R1, R2>,
+           strides = array<i64: s0, s1, s2, w_f, x_y, o_f, o_y>, accumulate = true|false}
 
 - the GPU matmul (ireec/passes/hal/gpu_lower_to_ukernels.py, ``ireec_gpu_matmul_<type>`` of
   runtime_c/ireec_runtime.h)::
@@ -113,10 +120,10 @@ def _need_f32_memrefs(op, values) -> None:
             raise CompileError(f"{_OP} operand of type {t}: expected an f32 memref", op.loc)
 
 
-def _need_origins_and_sizes(op, mems, rest, sizes: str) -> None:
+def _need_origins_and_sizes(op, mems, rest, sizes: str, count: int = 3) -> None:
     """``rest``: one ``index`` per dim of each of ``mems`` (the tile's first element), then
-    the three sizes named ``sizes``."""
-    want = sum(v.type.rank for v in mems) + 3
+    the ``count`` sizes named ``sizes``."""
+    want = sum(v.type.rank for v in mems) + count
     if len(rest) != want or not all(isinstance(v.type, T.IndexType) for v in rest):
         raise CompileError(f"{_OP} expects {want} index operands after its "
                            f"buffers (tile origins, {sizes}), got {len(rest)}", op.loc)
@@ -158,6 +165,17 @@ def _verify_dwconv(op) -> None:
     _need_f32_bounds(op)
 
 
+def _verify_conv(op) -> None:
+    """filter, image, output: f32 memrefs; then one index per dim of each and the sizes F,
+    OH, OW and x_end, all ``index``; 3 ``window``, 7 ``strides``."""
+    ops = list(op.operands)
+    if len(ops) < 3:
+        raise CompileError(f"{_OP} expects a filter, an image and an output", op.loc)
+    _need_f32_memrefs(op, ops[:3])
+    _need_origins_and_sizes(op, ops[:3], ops[3:], "F, OH, OW, x_end", 4)
+    _need_attrs(op, {"window": 3, "strides": 7})
+
+
 def _verify_gpu_matmul(op) -> None:
     """A, B, C: memrefs; then 2 or 3 workgroup ids (``index``: m, n and the batch);
     3 ``sizes``, 9 ``strides``, 2 ``tiles`` and ``accumulate``."""
@@ -176,6 +194,7 @@ FAMILIES: Dict[str, Callable] = {
     "ireec_uk_sgemm": _verify_sgemm,
     "ireec_uk_igemm": _verify_igemm,
     "ireec_uk_dwconv": _verify_dwconv,
+    "ireec_uk_conv": _verify_conv,
     "ireec_gpu_matmul_": _verify_gpu_matmul,
 }
 

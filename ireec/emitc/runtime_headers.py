@@ -19,7 +19,7 @@ _LIBM = re.compile(r"\b(?:sqrt|exp|expm1|exp2|log|log2|log10|log1p|pow|sin|cos|t
 #: The runtime_c headers copied next to a module whose kernels call a CPU micro-kernel:
 #: ``ireec_ukernel.h`` (what the kernels include) and the family headers it includes.
 UKERNEL_HEADERS = ("ireec_ukernel.h", "ireec_ukernel_common.h", "ireec_ukernel_sgemm.h",
-                   "ireec_ukernel_dwconv.h", "ireec_ukernel_igemm.h")
+                   "ireec_ukernel_dwconv.h", "ireec_ukernel_igemm.h", "ireec_ukernel_conv.h")
 
 
 def runtime_header(name: str = "ireec_runtime.h") -> str:

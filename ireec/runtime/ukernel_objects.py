@@ -2,7 +2,7 @@
 (runtime_c/ireec_ukernel_<family>.h) compiled once per compiler, flags and header text, then
 linked from a cache.
 
-A module whose kernels call ``ireec_uk_sgemm*``, ``ireec_uk_dwconv*`` or ``ireec_uk_igemm``
+A module whose kernels call ``ireec_uk_sgemm*``, ``ireec_uk_dwconv*``, ``ireec_uk_igemm`` or ``ireec_uk_conv``
 includes ``ireec_ukernel.h``, which includes one header per family (``ireec_ukernel_sgemm.h``,
 ``ireec_ukernel_dwconv.h``, ``ireec_ukernel_igemm.h``, each on ``ireec_ukernel_common.h``);
 the families are
@@ -40,7 +40,8 @@ HEADER = "ireec_ukernel.h"
 #: What the families share (vector detection, entry-point linkage, the epilogue).
 COMMON_HEADER = "ireec_ukernel_common.h"
 #: Family name -> the symbol prefix kernels call it by.
-FAMILIES = {"sgemm": "ireec_uk_sgemm", "dwconv": "ireec_uk_dwconv", "igemm": "ireec_uk_igemm"}
+FAMILIES = {"sgemm": "ireec_uk_sgemm", "dwconv": "ireec_uk_dwconv", "igemm": "ireec_uk_igemm",
+            "conv": "ireec_uk_conv"}
 
 
 def family_header(family: str) -> str:

@@ -164,7 +164,7 @@ class CTarget(Target):
     templates = "c"
     cflags = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-ffp-contract=fast")
     ldflags: tuple = ()
-    ukernels = ("ireec_uk_sgemm", "ireec_uk_igemm", "ireec_uk_dwconv")
+    ukernels = ("ireec_uk_sgemm", "ireec_uk_igemm", "ireec_uk_dwconv", "ireec_uk_conv")
     reassociate_fp_reductions = True
     promote_narrow_operands = True
     fuse_padding_into_consumers = True

@@ -152,13 +152,15 @@ def test_pads_join_their_convolution_dispatch():
 
 
 def test_micro_kernels_read_the_padded_tile():
-    """The depthwise micro-kernel and the im2col + sgemm path (NCHW, and NHWC with 16
-    channels in and out) read the fused pad's temporary: every depthwise case calls
-    ireec_uk_dwconv, two regular ones the sgemm micro-kernel."""
+    """The depthwise micro-kernel, the direct convolution (NCHW, unit stride) and the
+    im2col + sgemm path (NHWC with 16 channels in and out) read the fused pad's temporary:
+    every depthwise case calls ireec_uk_dwconv, the NCHW one ireec_uk_conv, the NHWC one
+    the sgemm micro-kernel."""
     kernels = compile_to_c(SRC, "t.mlir", target="c").files["t_kernels.c"]
     # Calls with or without a fused epilogue (``ireec_uk_<name>_fused``).
     assert len(re.findall(r"ireec_uk_dwconv\w*\(", kernels)) == sum(c[0] == "dw" for c in CASES)
-    assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 2
+    assert len(re.findall(r"ireec_uk_conv\(", kernels)) == 1
+    assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 1
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
@@ -262,16 +264,20 @@ FOLDED = [
 
 def test_nchw_conv_pads_fold_into_the_patch_packing():
     """Each case is one dispatch; the kernels keep no stack array of a padded image's shape
-    where the packing runs along image rows (all but the last case), the openmp kernels more
-    than one workgroup, and every result matches numpy on c and openmp (sums of up to 432
-    products with FMA: 1e-4)."""
+    where the packing runs along image rows (the strided cases), a padded tile where the
+    direct convolution reads it in place (unit strides, ireec_uk_conv), the openmp kernels
+    more than one workgroup, and every result matches numpy on c and openmp (sums of up to
+    432 products with FMA: 1e-4)."""
     src = "".join(_func(i, *case) for i, case in enumerate(FOLDED))
     flow = compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
     assert not any("_pad_" in n for n in _kernels(flow)), sorted(_kernels(flow))
     hal = compile_to_c(src, "t.mlir", target="openmp", compile_to="hal").ir_text
     assert all(np.prod(c) > 1 for c in _workgroup_counts(hal)), _workgroup_counts(hal)
-    padded = {4 * int(np.prod(_shapes(*case)[1])) for case in FOLDED[:-1]}
-    assert not padded & set(_allocas(hal)), sorted(_allocas(hal))
+    sizes = [(4 * int(np.prod(_shapes(*case)[1])), case[8] == 1) for case in FOLDED[:-1]]
+    packed = {b for b, direct in sizes if not direct} - {b for b, direct in sizes if direct}
+    assert packed and not packed & set(_allocas(hal)), sorted(_allocas(hal))
+    kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
+    assert len(re.findall(r"ireec_uk_conv\(", kernels)) == sum(case[8] == 1 for case in FOLDED[:-1])
     rng = np.random.default_rng(5)
     for target in ("c", "openmp"):
         m = ireec.compile_source(src, target=target)

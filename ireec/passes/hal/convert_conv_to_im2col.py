@@ -61,6 +61,7 @@ from ..pass_base import Pass, PassContext, register_pass
 from . import im2col as IM
 from . import ukernels as UK
 from .cpu_lower_to_ukernels import check_bufferized
+from .direct_conv import DirectConv
 from .loop_builder import IndexBuilder, LoopBounds, for_loop, global_ivs, operand_indices
 from .memref_utils import const_index, generic_maps, loop_order, strides_and_offset
 from .tile_and_distribute_to_workgroups import WorkgroupTiles, kernel_functions
@@ -133,6 +134,12 @@ class _Im2col:
         self.cd = r if self.merge else q  # the dim chunks step along
         self.step = self.pixels // self.width
         return True
+
+    def stack_bytes(self) -> int:
+        """Bytes of the ``Col`` and ``work`` arrays :meth:`build` allocates."""
+        mc, nc, kc = (int(v) for v in self.op.attributes["ireec.ukernel_blocking"].value)
+        work = UK.igemm_work_bytes(mc, nc, kc) if self.match.integer else 4 * UK.work_floats(mc, nc, kc)
+        return self.match.esize * self.k_total * self.pixels + work
 
     def build(self) -> None:
         op, lb = self.op, self.lb
@@ -532,6 +539,11 @@ def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
     plan = _Im2col.plan(op, lb)
     if plan is None:
         lb.erase_constants()
+        return
+    direct = DirectConv.of(plan, plan.stack_bytes())
+    if direct is not None:  # the image read in place: a fused pad's array stays
+        direct.build()
+        op.erase()
         return
     plan.build()
     op.erase()

@@ -544,6 +544,15 @@ def blocking(m: int, n: int, k: int, max_work_bytes: Optional[int] = None) -> Se
                          lambda mc, nc, kc: 4 * work_floats(mc, nc, kc), max_work_bytes)
 
 
+#: The direct convolution micro-kernel (runtime_c/ireec_ukernel_conv.h, :mod:`.direct_conv`).
+CONV = "ireec_uk_conv"
+
+#: Bytes of stack ``ireec_uk_conv`` takes: its offset table (512 int32), the zero-padded copy
+#: of a small output's taps (32 x 32 floats) and a register tile's block, and its kernels'
+#: frames (-O3 -fstack-usage: gcc 12 x86-64 7600 + 968 B for the AVX-512 8x32 tile,
+#: arm-none-eabi-gcc 12 Cortex-M4 7496 B), rounded up.
+CONV_STACK_BYTES = 10240
+
 #: The depthwise-convolution micro-kernel (runtime_c/ireec_ukernel.h).
 DWCONV = "ireec_uk_dwconv"
 

@@ -30,7 +30,8 @@ from ...ir import types as T
 from ...ir.attributes import IntegerAttr
 from ...ir.core import Operation
 from ...ir.diagnostics import CompileError, Location
-from ..hal.ukernels import DWCONV, DWCONV_STACK_BYTES, IGEMM, IGEMM_STACK_BYTES, UKERNEL_STACK_BYTES
+from ..hal.ukernels import (CONV, CONV_STACK_BYTES, DWCONV, DWCONV_STACK_BYTES, IGEMM, IGEMM_STACK_BYTES,
+                            UKERNEL_STACK_BYTES)
 from ..pass_base import Pass, PassContext, register_pass
 
 #: The attribute holding an ``emitc.func``'s stack bound in bytes (see the module docstring).
@@ -44,7 +45,7 @@ def _ukernel_stack_bytes(f: Operation) -> int:
     none)."""
     calls = {op.attributes["callee"].value for op in f.walk()
              if op.name == "emitc.call_opaque" and op.attributes["callee"].value.startswith("ireec_uk_")}
-    sizes = {DWCONV: DWCONV_STACK_BYTES, IGEMM: IGEMM_STACK_BYTES}
+    sizes = {DWCONV: DWCONV_STACK_BYTES, IGEMM: IGEMM_STACK_BYTES, CONV: CONV_STACK_BYTES}
     return max((sizes.get(c, UKERNEL_STACK_BYTES) for c in calls), default=0)
 
 

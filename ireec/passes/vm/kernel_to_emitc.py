@@ -549,6 +549,28 @@ class KernelLowering:
         callee, extra = _ukernel_epilogue_args(op, pointers[3] if n == 4 else None)
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee), "args": _str_array(args + extra)})
 
+    def _conv_ukernel(self, op: Operation, b: Builder) -> None:
+        """``iree_codegen.ukernel.generic`` of a direct convolution (see
+        ireec/passes/hal/direct_conv.py) → ``ireec_uk_conv(F, OH, OW, R0, R1, R2, s0, s1, s2,
+        &filter[origin], w_f, &image[origin], x_y, x_end, &out[origin], o_f, o_y, flags)`` in
+        the argument order of runtime_c/ireec_ukernel_conv.h (flags:
+        ``IREEC_UK_FLAG_ACCUMULATE`` unless ``accumulate`` is false)."""
+        operands: List[Value] = []
+
+        def ref(v: Value) -> str:
+            operands.append(v)
+            return "{%d}" % (len(operands) - 1)
+
+        pointers, rest = self._ukernel_pointers(op, list(op.operands[:3]), list(op.operands[3:]), ref)
+        f_, oh, ow, x_end = (ref(self._scalar(x, op)) for x in rest)
+        window = [str(int(x)) for x in op.attributes["window"].value]
+        s0, s1, s2, w_f, x_y, o_f, o_y = (str(int(x)) for x in op.attributes["strides"].value)
+        acc = op.attributes.get("accumulate")
+        args = [f_, oh, ow, *window, s0, s1, s2, pointers[0], w_f, pointers[1], x_y, x_end,
+                pointers[2], o_f, o_y, "IREEC_UK_FLAG_ACCUMULATE" if acc is None or acc.value else "0"]
+        b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
+                                                     "args": _str_array(args)})
+
     def _sgemm_ukernel(self, op: Operation, b: Builder) -> None:
         """``iree_codegen.ukernel.generic`` (see ireec/passes/hal/cpu_lower_to_ukernels.py)
         → ``fn_name(&A[origin], strides..., &B[origin], ..., &C[origin], ldc, M, N, K,
@@ -764,5 +786,6 @@ _UKERNEL_LOWERINGS = {
     "ireec_uk_sgemm": KernelLowering._sgemm_ukernel,
     "ireec_uk_igemm": KernelLowering._igemm_ukernel,
     "ireec_uk_dwconv": KernelLowering._dwconv_ukernel,
+    "ireec_uk_conv": KernelLowering._conv_ukernel,
     "ireec_gpu_matmul_": KernelLowering._gpu_matmul_ukernel,
 }
