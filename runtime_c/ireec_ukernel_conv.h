@@ -39,15 +39,21 @@
 #define IREEC_UK_CONV_API static inline
 #endif
 
-/* ireec_uk_conv(F, OH, OW, R0, R1, R2, s0, s1, s2, w, w_f, x, x_y, x_end, o, o_f, o_y, flags):
+/* ireec_uk_conv(F, OH, OW, R0, R1, R2, S0, S1, S2, s0, s1, s2, P0, P1, P2, w, w_f, x, x_y,
+ *               x_end, o, o_f, o_y, flags):
  *   o[f*o_f + i*o_y + j] (+)= sum over k0 < R0, k1 < R1, k2 < R2 of
- *       w[f*w_f + (k0*R1 + k1)*R2 + k2] * x[i*x_y + j + k0*s0 + k1*s1 + k2*s2]
- * for f < F, i < OH, j < OW (OW <= x_y), every x index < x_end; s0, s1, s2 >= 0, all offsets
- * and x_end below 2^31. flags: IREEC_UK_FLAG_ACCUMULATE (else o is overwritten, never read).
- * Sizes in elements; nothing is allocated (a few KiB of stack). */
+ *       w[f*w_f + (k0*R1 + k1)*R2 + k2] * x[i*x_y + j + off0(k0) + off1(k1) + off2(k2)]
+ * with offd(k) = (k / Sd) * sd + (k % Sd) * Pd (Sd >= 1; Sd = 1: k * sd), for f < F, i < OH,
+ * j < OW (OW <= x_y), every x index < x_end; all offsets >= 0 and, like x_end, below 2^31.
+ * A convolution of stride S reads its image split into S x S phases (phase (a, b) holding the
+ * pixels (S*y + a, S*x + b) at (y, x), P apart): a filter tap k along a strided dim is then
+ * phase k % S, offset k / S within it, and the output's pixels are again contiguous.
+ * flags: IREEC_UK_FLAG_ACCUMULATE (else o is overwritten, never read). Sizes in elements;
+ * nothing is allocated (a few KiB of stack). */
 #if defined(IREEC_UKERNEL_PREBUILT)
 IREEC_UK_CONV_API void ireec_uk_conv(int64_t F, int64_t OH, int64_t OW, int64_t R0, int64_t R1,
-                                     int64_t R2, int64_t s0, int64_t s1, int64_t s2,
+                                     int64_t R2, int64_t S0, int64_t S1, int64_t S2, int64_t s0,
+                                     int64_t s1, int64_t s2, int64_t P0, int64_t P1, int64_t P2,
                                      const float *w, int64_t w_f, const float *x, int64_t x_y,
                                      int64_t x_end, float *o, int64_t o_f, int64_t o_y,
                                      int flags);
@@ -171,8 +177,12 @@ static inline void ireec_uk_conv_copy(float *t, int nr, int64_t h, int64_t n0, i
     if (len > end - p) len = end - p;
     if (len > 0)
       for (r = 0; r < h; ++r) {
-        if (to_o) memcpy(o + r * o_f + i * o_y + j, t + r * nr + p, (size_t)len * sizeof(float));
-        else memcpy(t + r * nr + p, o + r * o_f + i * o_y + j, (size_t)len * sizeof(float));
+        float *op = o + r * o_f + i * o_y + j, *tp = t + r * nr + p;
+        int64_t c;
+        /* Element loops (vectorized by the compiler), not memcpy calls of a variable size:
+         * most tiles span two output rows, two short copies per row of the tile. */
+        if (to_o) for (c = 0; c < len; ++c) op[c] = tp[c];
+        else for (c = 0; c < len; ++c) tp[c] = op[c];
       }
     p += x_y - j;
     j = 0;
@@ -181,7 +191,8 @@ static inline void ireec_uk_conv_copy(float *t, int nr, int64_t h, int64_t n0, i
 }
 
 IREEC_UK_CONV_API void ireec_uk_conv(int64_t F, int64_t OH, int64_t OW, int64_t R0, int64_t R1,
-                                     int64_t R2, int64_t s0, int64_t s1, int64_t s2,
+                                     int64_t R2, int64_t S0, int64_t S1, int64_t S2, int64_t s0,
+                                     int64_t s1, int64_t s2, int64_t P0, int64_t P1, int64_t P2,
                                      const float *w, int64_t w_f, const float *x, int64_t x_y,
                                      int64_t x_end, float *o, int64_t o_f, int64_t o_y,
                                      int flags) {
@@ -208,7 +219,8 @@ IREEC_UK_CONV_API void ireec_uk_conv(int64_t F, int64_t OH, int64_t OW, int64_t 
     int32_t off_max = 0;
     for (k = 0; k < kc; ++k) {
       const int64_t kk = k0 + k, a2 = kk % R2, a1 = (kk / R2) % R1, a0 = kk / (R1 * R2);
-      off[k] = (int32_t)(a0 * s0 + a1 * s1 + a2 * s2);
+      off[k] = (int32_t)(a0 / S0 * s0 + a0 % S0 * P0 + a1 / S1 * s1 + a1 % S1 * P1 + a2 / S2 * s2
+                         + a2 % S2 * P2);
       if (off[k] > off_max) off_max = off[k];
     }
     for (n0 = 0; n0 < n_end; n0 += isa.nr) {

@@ -52,6 +52,10 @@ own operand form (printed generically):
           {u_kernel_fn_name = "ireec_uk_conv", window = array<i64: R0, R1, R2>,
            strides = array<i64: s0, s1, s2, w_f, x_y, o_f, o_y>, accumulate = true|false}
 
+  (``phases = array<i64: S0, S1, S2, P0, P1, P2>`` for an image read in phases: a tap ``t``
+  of window dim ``d`` moves ``t / Sd`` steps of ``sd`` and ``t % Sd`` of ``Pd``; absent: all
+  ``Sd`` 1)
+
 - the GPU matmul (ireec/passes/hal/gpu_lower_to_ukernels.py, ``ireec_gpu_matmul_<type>`` of
   runtime_c/ireec_runtime.h)::
 
@@ -167,13 +171,13 @@ def _verify_dwconv(op) -> None:
 
 def _verify_conv(op) -> None:
     """filter, image, output: f32 memrefs; then one index per dim of each and the sizes F,
-    OH, OW and x_end, all ``index``; 3 ``window``, 7 ``strides``."""
+    OH, OW and x_end, all ``index``; 3 ``window``, 7 ``strides``, optionally 6 ``phases``."""
     ops = list(op.operands)
     if len(ops) < 3:
         raise CompileError(f"{_OP} expects a filter, an image and an output", op.loc)
     _need_f32_memrefs(op, ops[:3])
     _need_origins_and_sizes(op, ops[:3], ops[3:], "F, OH, OW, x_end", 4)
-    _need_attrs(op, {"window": 3, "strides": 7})
+    _need_attrs(op, {"window": 3, "strides": 7, **({"phases": 6} if "phases" in op.attributes else {})})
 
 
 def _verify_gpu_matmul(op) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 import ireec
 from ireec.compiler import compile_source as compile_to_c
+from ireec.passes.hal.direct_conv import MIN_K
 from ireec.targets import get_target
 
 from .common import run_cli
@@ -101,6 +102,10 @@ CASES = [  # layout, n, c, h, w, f, kh, kw, stride, dilation, pad
     ("nchw", 1, 1, 32, 32, 6, 5, 5, 1, 1, 0),    # LeNet's first: one input channel
     ("nchw", 2, 3, 17, 13, 10, 3, 3, 2, 1, 1),   # batch 2, strided, padded
     ("nchw", 1, 2, 16, 15, 7, 3, 3, 1, 2, 0),    # dilated
+    ("nchw", 1, 8, 18, 18, 16, 3, 3, 1, 1, 1),   # padded, K = 72: direct
+    ("nchw", 1, 3, 33, 33, 12, 7, 7, 2, 1, 0),   # a stride-2 7x7 stem, K = 147: direct, in phases
+    ("nchw", 2, 8, 21, 19, 16, 3, 3, 2, 1, 0),   # batch 2, odd sizes: phases zero-padded
+    ("nchw", 1, 8, 26, 26, 8, 3, 3, 3, 1, 0),    # stride 3: 9 phases
     ("nhwc", 1, 12, 20, 18, 16, 3, 3, 1, 1, 1),  # padded
     ("nhwc", 2, 13, 12, 12, 16, 3, 3, 1, 1, 0),  # batch 2
     ("nhwc", 1, 14, 19, 23, 20, 3, 3, 2, 2, 0),  # strided and dilated
@@ -112,10 +117,10 @@ CASES = [  # layout, n, c, h, w, f, kh, kw, stride, dilation, pad
 def test_im2col_conv_matches_numpy(target, layout, n, c, h, w, f, kh, kw, stride, dilation, pad):
     src = _conv_src(layout, n, c, h, w, f, kh, kw, stride, dilation, pad)
     kernels = compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
-    # NCHW of unit stride: the image read in place (ireec/passes/hal/direct_conv.py) on c,
-    # where the whole output is one tile; on openmp a tile of few rows may waste too many of
-    # the computed pixels and keep im2col.
-    direct = layout == "nchw" and stride == 1
+    # NCHW with K >= MIN_K: the image read in place, or in phases when strided and not a
+    # fused pad (ireec/passes/hal/direct_conv.py) on c; on openmp a tile of few rows may waste
+    # too many of the computed pixels and keep im2col.
+    direct = layout == "nchw" and c * kh * kw >= MIN_K and (stride == 1 or (pad == 0 and dilation == 1))
     if not direct:
         assert "ireec_uk_sgemm" in kernels and "ireec_uk_conv(" not in kernels
     elif target == "c":

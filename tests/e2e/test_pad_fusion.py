@@ -152,15 +152,14 @@ def test_pads_join_their_convolution_dispatch():
 
 
 def test_micro_kernels_read_the_padded_tile():
-    """The depthwise micro-kernel, the direct convolution (NCHW, unit stride) and the
-    im2col + sgemm path (NHWC with 16 channels in and out) read the fused pad's temporary:
-    every depthwise case calls ireec_uk_dwconv, the NCHW one ireec_uk_conv, the NHWC one
-    the sgemm micro-kernel."""
+    """The depthwise micro-kernel and the im2col + sgemm path (NCHW with a window of 36 taps,
+    below direct_conv.MIN_K, and NHWC with 16 channels in and out) read the fused pad's
+    temporary: every depthwise case calls ireec_uk_dwconv, two regular ones the sgemm
+    micro-kernel (the direct convolution reading the padded tile: FOLDED below)."""
     kernels = compile_to_c(SRC, "t.mlir", target="c").files["t_kernels.c"]
     # Calls with or without a fused epilogue (``ireec_uk_<name>_fused``).
     assert len(re.findall(r"ireec_uk_dwconv\w*\(", kernels)) == sum(c[0] == "dw" for c in CASES)
-    assert len(re.findall(r"ireec_uk_conv\(", kernels)) == 1
-    assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 1
+    assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 2
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])

@@ -551,8 +551,9 @@ class KernelLowering:
 
     def _conv_ukernel(self, op: Operation, b: Builder) -> None:
         """``iree_codegen.ukernel.generic`` of a direct convolution (see
-        ireec/passes/hal/direct_conv.py) → ``ireec_uk_conv(F, OH, OW, R0, R1, R2, s0, s1, s2,
-        &filter[origin], w_f, &image[origin], x_y, x_end, &out[origin], o_f, o_y, flags)`` in
+        ireec/passes/hal/direct_conv.py) → ``ireec_uk_conv(F, OH, OW, R0, R1, R2, S0, S1, S2,
+        s0, s1, s2, P0, P1, P2, &filter[origin], w_f, &image[origin], x_y, x_end, &out[origin],
+        o_f, o_y, flags)`` (``phases`` absent: S 1, P 0) in
         the argument order of runtime_c/ireec_ukernel_conv.h (flags:
         ``IREEC_UK_FLAG_ACCUMULATE`` unless ``accumulate`` is false)."""
         operands: List[Value] = []
@@ -565,8 +566,10 @@ class KernelLowering:
         f_, oh, ow, x_end = (ref(self._scalar(x, op)) for x in rest)
         window = [str(int(x)) for x in op.attributes["window"].value]
         s0, s1, s2, w_f, x_y, o_f, o_y = (str(int(x)) for x in op.attributes["strides"].value)
+        ph = op.attributes.get("phases")
+        phases = [str(int(x)) for x in ph.value] if ph is not None else ["1", "1", "1", "0", "0", "0"]
         acc = op.attributes.get("accumulate")
-        args = [f_, oh, ow, *window, s0, s1, s2, pointers[0], w_f, pointers[1], x_y, x_end,
+        args = [f_, oh, ow, *window, *phases[:3], s0, s1, s2, *phases[3:], pointers[0], w_f, pointers[1], x_y, x_end,
                 pointers[2], o_f, o_y, "IREEC_UK_FLAG_ACCUMULATE" if acc is None or acc.value else "0"]
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(op.attributes["u_kernel_fn_name"].value),
                                                      "args": _str_array(args)})
