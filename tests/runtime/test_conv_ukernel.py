@@ -11,13 +11,11 @@ output's rows or after them be written; on the CPU's own kernels, on AVX2 chosen
 time and on the baseline ones (``IREEC_NO_TARGET_CLONES``)."""
 from __future__ import annotations
 
-import shutil
-import subprocess
+import platform
 
 import pytest
 
-from ireec.runtime.build import runtime_header_text
-from ireec.runtime.ukernel_objects import HEADERS
+from .c_harness import run_c_harness
 
 HARNESS = r"""
 #include <stdio.h>
@@ -125,19 +123,6 @@ int main(void) {
 @pytest.mark.parametrize("flags", [[], ["-mavx2", "-mfma", "-DIREEC_NO_TARGET_CLONES"],
                                    ["-DIREEC_NO_TARGET_CLONES"]], ids=["cpu", "avx2", "baseline"])
 def test_direct_convolution_matches_the_sequential_sum(tmp_path, flags):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    import platform
     if flags and flags[0] == "-mavx2" and platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("AVX2 is an x86-64 extension")
-    for name in HEADERS:
-        (tmp_path / name).write_text(runtime_header_text(name))
-    src = tmp_path / "conv.c"
-    src.write_text(HARNESS)
-    exe = tmp_path / "conv"
-    subprocess.run([cc, "-std=c99", "-O2", "-ffp-contract=off", *flags, f"-I{tmp_path}", str(src),
-                    "-o", str(exe)], check=True)
-    r = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout
-    assert " 0 failed" in r.stdout
+    run_c_harness(tmp_path, HARNESS, flags)

@@ -8,13 +8,9 @@ the sequential sum in k order (the header's promise) and nothing past C be writt
 baseline ones (``IREEC_NO_TARGET_CLONES``)."""
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import pytest
 
-from ireec.runtime.build import runtime_header_text
-from ireec.runtime.ukernel_objects import HEADERS
+from .c_harness import run_c_harness
 
 HARNESS = r"""
 #include <stdio.h>
@@ -71,16 +67,4 @@ int main(void) {
 
 @pytest.mark.parametrize("defines", [[], ["-DIREEC_NO_TARGET_CLONES"]], ids=["cpu", "baseline"])
 def test_every_row_count_matches_the_sequential_sum(tmp_path, defines):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    for name in HEADERS:
-        (tmp_path / name).write_text(runtime_header_text(name))
-    src = tmp_path / "rows.c"
-    src.write_text(HARNESS)
-    exe = tmp_path / "rows"
-    subprocess.run([cc, "-std=c99", "-O2", "-ffp-contract=off", *defines, f"-I{tmp_path}", str(src),
-                    "-o", str(exe)], check=True)
-    r = subprocess.run([str(exe)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout
-    assert " 0 failed" in r.stdout
+    run_c_harness(tmp_path, HARNESS, defines)
