@@ -173,6 +173,22 @@ def test_nhwc_needs_enough_channels(c, f, uses):
     np.testing.assert_allclose(got, _reference("nhwc", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-3)
 
 
+def test_phases_stay_within_the_stack_budget():
+    """A strided convolution's phases array may exceed im2col's arrays only without
+    --max-stack-bytes: a 7x7 stride-2 convolution of 8 channels on 64x64 reads its image in
+    phases by default (a 128 KiB array), keeps im2col under a 64 KiB budget, and matches numpy
+    either way."""
+    args = ("nchw", 1, 8, 64, 64, 16, 7, 7)
+    src = _conv_src(*args, stride=2)
+    x, flt, b = _operands(*args)
+    want = _reference("nchw", x, flt, b, 2, 1, 0)
+    for options, direct in (({}, True), ({"max_stack_bytes": 65536}, False)):
+        kernels = compile_to_c(src, "t.mlir", target="c", options=options).files["t_kernels.c"]
+        assert ("ireec_uk_conv(" in kernels) == direct, options
+        got = ireec.compile_source(src, target="c", options=options).f(x, flt, b)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
 def test_small_stack_budget_packs_chunks(tmp_path, capsys):
     """Under --max-stack-bytes the patches are packed in chunks of whole output rows (the
     marker's pixel count shrinks), and the results still match numpy."""

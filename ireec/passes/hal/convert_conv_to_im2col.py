@@ -7,9 +7,11 @@ memrefs and per workgroup tile: the copy is one chunk of the tile's output pixel
 time, into a stack array. The choice and the chunk size are the lowering strategy's
 (:mod:`.im2col`: ``ireec.im2col = array<i64: K, pixels>`` with ``ireec.ukernel_blocking``).
 
-A convolution marked ``ireec.im2col`` becomes, inside loops over its other pixel dims, a
-loop over chunks of the tile's output pixels (whole rows of the tile when it spans the full
-width of the innermost pixel dim), each
+An NCHW convolution whose image can be read in place, or through a copy split into phases
+when strided, becomes one ``ireec_uk_conv`` call per tile instead (:mod:`.direct_conv`: no
+``Col`` at all). Otherwise a convolution marked ``ireec.im2col`` becomes, inside loops over
+its other pixel dims, a loop over chunks of the tile's output pixels (whole rows of the tile
+when it spans the full width of the innermost pixel dim), each
 
 1. a copy nest packing the chunk's patches into a ``Col`` stack array (the body's image
    prologue applied on the way), then
@@ -531,16 +533,18 @@ def im2col_lowerable(op: Operation) -> bool:
         lb.erase_constants()
 
 
-def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
-    """Replace convolution ``op`` marked ``ireec.im2col`` by its chunk loop (module
-    docstring), or leave it, its loop constants gone again, when the form fails."""
+def lower_im2col(op: Operation, tiles: Optional[WorkgroupTiles],
+                 max_stack_bytes: Optional[int] = None) -> None:
+    """Replace convolution ``op`` marked ``ireec.im2col`` by its direct form
+    (:mod:`.direct_conv`) or its chunk loop (module docstring), or leave it, its loop
+    constants gone again, when the form fails. ``max_stack_bytes``: ``--max-stack-bytes``."""
     check_bufferized(op)
     lb = LoopBounds.build(op, tiles)
     plan = _Im2col.plan(op, lb)
     if plan is None:
         lb.erase_constants()
         return
-    direct = DirectConv.of(plan, plan.stack_bytes())
+    direct = DirectConv.of(plan, plan.stack_bytes(), max_stack_bytes)
     if direct is not None:  # the image read in place: a fused pad's array stays
         direct.build()
         op.erase()
@@ -570,7 +574,7 @@ class ConvertConvToIm2colPass(Pass):
             for op in [o for o in k.walk() if o.name == "linalg.generic"]:
                 seen.add(id(op))
                 if op.parent is not None and _is_im2col(op):
-                    lower_im2col(op, tiles)
+                    lower_im2col(op, tiles, ctx.max_stack_bytes)
         for op in [o for o in module.walk() if o.name == "linalg.generic" and id(o) not in seen]:
             if _is_im2col(op):
-                lower_im2col(op, None)
+                lower_im2col(op, None, ctx.max_stack_bytes)

@@ -27,14 +27,16 @@ dim moves ``t / S`` steps of ``s`` and ``t % S`` phases of ``P``; ``S = 1`` else
 image's origin (the kernel copies the last pixels' taps that would read past it). A fused
 ``tensor.pad`` stays the stack array its bufferization wrote (the copy of its source and the
 fills of its borders); it, or the phases' array, is taken only when it is no larger than the
-``Col`` and ``work`` arrays im2col would have used instead (or :data:`MAX_PHASE_BYTES`).
+``Col`` and ``work`` arrays im2col would have used instead (the phases' array: or than
+:data:`MAX_PHASE_BYTES`, unless ``--max-stack-bytes`` is given).
 
 Chosen when the window has at least :data:`MIN_K` taps, the body is the plain
-``out + image * filter`` (an image prologue needs the packing), the output's columns are contiguous and the image's row stride wastes little (the
-``x_y - OW`` columns between two output rows are computed and dropped, and the last tile
-rounds up): at least :data:`MIN_PIXEL_USE` of the computed pixels must be output pixels. A
-strided convolution whose image is a fused pad's array keeps im2col, which packs from the
-pad's source (the phases would copy the padded copy again).
+``out + image * filter`` (an image prologue needs the packing), the output's columns are
+contiguous and the image's row stride wastes little (the ``x_y - OW`` columns between two
+output rows are computed and dropped, and the last tile rounds up): at least
+:data:`MIN_PIXEL_USE` of the computed pixels must be output pixels. A strided convolution
+whose image is a fused pad's array keeps im2col, which packs from the pad's source (the
+phases would copy the padded copy again).
 """
 from __future__ import annotations
 
@@ -91,9 +93,11 @@ class DirectConv:
     phase_type: Optional[T.MemRefType] = None
 
     @staticmethod
-    def of(plan, col_bytes: int) -> Optional["DirectConv"]:
+    def of(plan, col_bytes: int, max_stack_bytes: Optional[int] = None) -> Optional["DirectConv"]:
         """The direct form of ``plan``, or None where it does not apply (module docstring);
-        ``col_bytes``: the stack the im2col form would take (``Col`` and ``work``)."""
+        ``col_bytes``: the stack the im2col form would take (``Col`` and ``work``);
+        ``max_stack_bytes``: ``--max-stack-bytes`` (then the phases' array gets no more than
+        ``col_bytes`` either)."""
         match, op = plan.match, plan.op
         if match.integer or plan.rows_are_pixels or plan.k_total < MIN_K:
             return None
@@ -126,7 +130,8 @@ class DirectConv:
                 return None
             self = DirectConv._in_place(plan, r, q, coeffs, xs, col_bytes)
         else:
-            self = DirectConv._phased(plan, r, q, coeffs, jr, jq, sr, sq, col_bytes)
+            most = col_bytes if max_stack_bytes is not None else max(col_bytes, MAX_PHASE_BYTES)
+            self = DirectConv._phased(plan, r, q, coeffs, jr, jq, sr, sq, most)
         if self is None:
             return None
         oh, ow = plan.lb.maxes()[r], plan.lb.maxes()[q]
@@ -150,7 +155,7 @@ class DirectConv:
         return DirectConv(plan, r, q, window, image_stride(r), span)
 
     @staticmethod
-    def _phased(plan, r, q, coeffs, jr, jq, sr, sq, col_bytes) -> Optional["DirectConv"]:
+    def _phased(plan, r, q, coeffs, jr, jq, sr, sq, most_bytes) -> Optional["DirectConv"]:
         x = plan.x
         rank = len(x.type.shape)
         if (jr, jq) != (rank - 2, rank - 1):
@@ -165,7 +170,7 @@ class DirectConv:
         rows = min(-(-h // sr), plan.lb.maxes()[r] + max([(n - 1) // sr for n in row_taps], default=0))
         shape = list(x.type.shape[:-2]) + [sr, sq, rows, -(-w // sq)]
         ptype = T.MemRefType(tuple(shape), x.type.element_type)
-        if 4 * ptype.num_elements > max(col_bytes, MAX_PHASE_BYTES):
+        if 4 * ptype.num_elements > most_bytes:
             return None
         ps = identity_strides(shape)
         window = []
