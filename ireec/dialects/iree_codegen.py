@@ -171,13 +171,17 @@ def _verify_dwconv(op) -> None:
 
 def _verify_conv(op) -> None:
     """filter, image, output: f32 memrefs; then one index per dim of each and the sizes F,
-    OH, OW and x_end, all ``index``; 3 ``window``, 7 ``strides``, optionally 6 ``phases``."""
+    OH, OW and x_end, all ``index``; 3 ``window``, 7 ``strides``, optionally 6 ``phases``
+    (the first three, phase counts, at least 1)."""
     ops = list(op.operands)
     if len(ops) < 3:
         raise CompileError(f"{_OP} expects a filter, an image and an output", op.loc)
     _need_f32_memrefs(op, ops[:3])
     _need_origins_and_sizes(op, ops[:3], ops[3:], "F, OH, OW, x_end", 4)
     _need_attrs(op, {"window": 3, "strides": 7, **({"phases": 6} if "phases" in op.attributes else {})})
+    ph = op.attributes.get("phases")
+    if ph is not None and any(int(v) < 1 for v in list(ph.value)[:3]):
+        raise CompileError(f"{_OP} 'phases' needs phase counts of at least 1", op.loc)
 
 
 def _verify_gpu_matmul(op) -> None:
