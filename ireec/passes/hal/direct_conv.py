@@ -142,6 +142,9 @@ class DirectConv:
 
     @staticmethod
     def _in_place(plan, r, q, coeffs, xs, col_bytes) -> Optional["DirectConv"]:
+        """The form reading image ``plan.x`` (strides ``xs``, its dims' coefficients per loop
+        dim ``coeffs``) in place, or None where a fused pad's array would outgrow
+        ``col_bytes`` or a window dim moves backwards."""
         x = plan.x
         if plan.pad is not None and x.type.num_elements * 4 > col_bytes:
             return None
@@ -156,11 +159,15 @@ class DirectConv:
 
     @staticmethod
     def _phased(plan, r, q, coeffs, jr, jq, sr, sq, most_bytes) -> Optional["DirectConv"]:
+        """The form reading a copy of image ``plan.x`` split into ``sr x sq`` phases along its
+        dims ``jr`` / ``jq`` (its last two), or None where those are not its last two dims,
+        the image is a fused pad's array, a strided window dim is dilated or the phases'
+        array would take more than ``most_bytes``."""
         x = plan.x
         rank = len(x.type.shape)
         if (jr, jq) != (rank - 2, rank - 1):
             return None  # the phases split the image's last two dims
-        if x.owner is not None and getattr(x.owner, "name", None) == "memref.alloca":
+        if getattr(x.owner, "name", None) == "memref.alloca":
             # A fused pad's array: im2col packs from the pad's source, the phases would copy
             # the padded copy again (ResNet's 3x3 stride-2 12 -> 24 on 20x20: 7.4 -> 9.1 us).
             return None
