@@ -22,6 +22,16 @@ IREEC_UK_DWCONV_API void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW
                                          float *out, int64_t out_c, int64_t out_y, int64_t out_x,
                                          int flags, const float *bias, int64_t bias_c, float lo,
                                          float hi);
+/* ireec_uk_dwconv_padded: see this header built without IREEC_UKERNEL_PREBUILT. */
+IREEC_UK_DWCONV_API void ireec_uk_dwconv_padded(int64_t C, int64_t OH, int64_t OW, int64_t KH,
+                                          int64_t KW, const float *in, int64_t in_c, int64_t in_y,
+                                          int64_t in_x, int64_t in_ty, int64_t in_tx,
+                                          const float *w, int64_t w_c, int64_t w_ty, int64_t w_tx,
+                                          float *out, int64_t out_c, int64_t out_y, int64_t out_x,
+                                          int flags, const float *bias, int64_t bias_c, float lo,
+                                          float hi, int64_t IH, int64_t IW, int64_t SY, int64_t SX,
+                                          int64_t DY, int64_t DX, int64_t PT, int64_t PL,
+                                          int64_t row, int64_t col);
 #else
 /* ireec_uk_dwconv: a depthwise convolution over one workgroup tile, f32,
  *
@@ -464,6 +474,14 @@ static int ireec_uk_dwconv_small_image(const ireec_uk_dwconv_params_t *p, ireec_
 }
 #endif
 
+/* The micro-kernel for this CPU on p, small channels-apart images repacked first. */
+static inline void ireec_uk_dwconv_run(const ireec_uk_dwconv_params_t *p) {
+#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
+  if (p->KH > 0 && p->KW > 0 && ireec_uk_dwconv_small_image(p, ireec_uk_dwconv_select())) return;
+#endif
+  ireec_uk_dwconv_select()(p);
+}
+
 /* ireec_uk_dwconv: see above. Sizes are elements; strides may be any value. */
 IREEC_UK_DWCONV_API void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW, int64_t KH,
                                          int64_t KW, const float *in, int64_t in_c, int64_t in_y,
@@ -479,10 +497,104 @@ IREEC_UK_DWCONV_API void ireec_uk_dwconv_fused(int64_t C, int64_t OH, int64_t OW
   p.w = w; p.w_c = w_c; p.w_ty = w_ty; p.w_tx = w_tx;
   p.out = out; p.out_c = out_c; p.out_y = out_y; p.out_x = out_x;
   p.flags = flags; p.bias = bias; p.bias_c = bias_c; p.lo = lo; p.hi = hi;
-#if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
-  if (ireec_uk_dwconv_small_image(&p, ireec_uk_dwconv_select())) return;
-#endif
-  ireec_uk_dwconv_select()(&p);
+  ireec_uk_dwconv_run(&p);
+}
+
+/* The taps [*lo, *hi) of a window of K taps D apart whose first tap reads image index s (it
+ * may be negative) that fall inside an image dim of N elements. */
+static inline void ireec_uk_dwconv_inside(int64_t s, int64_t K, int64_t D, int64_t N, int64_t *lo,
+                                          int64_t *hi) {
+  int64_t a = s < 0 ? (-s + D - 1) / D : 0, b = N - 1 - s < 0 ? 0 : (N - 1 - s) / D + 1;
+  if (a > K) a = K;
+  if (b > K) b = K;
+  *lo = a;
+  *hi = b < a ? a : b;
+}
+
+/* Output pixels y, x .. x + n - 1 of p (one row) with the taps [ty0, ty1) x [tx0, tx1) of the
+ * window, the others outside the image (ireec_uk_dwconv_padded's geometry). */
+static void ireec_uk_dwconv_part(const ireec_uk_dwconv_params_t *p, int64_t y, int64_t x, int64_t n,
+                                 int64_t ty0, int64_t ty1, int64_t tx0, int64_t tx1, int64_t SY,
+                                 int64_t SX, int64_t DY, int64_t DX, int64_t PT, int64_t PL,
+                                 int64_t row, int64_t col) {
+  ireec_uk_dwconv_params_t q = *p;
+  q.OH = 1;
+  q.OW = n;
+  q.KH = ty1 - ty0;
+  q.KW = tx1 - tx0;
+  q.out = p->out + y * p->out_y + x * p->out_x;
+  if (q.KH > 0 && q.KW > 0) {
+    q.in = p->in + (y * SY + ty0 * DY - PT) * row + (x * SX + tx0 * DX - PL) * col;
+    q.w = p->w + ty0 * p->w_ty + tx0 * p->w_tx;
+  } else {
+    q.KH = q.KW = 0; /* padding only: the start value and the epilogue */
+  }
+  ireec_uk_dwconv_run(&q);
+}
+
+/* ireec_uk_dwconv_fused over the image padded by zeros, the padding not materialized: in is the
+ * unpadded image (its tile's first channel, row 0, column 0), IH x IW elements of row and col
+ * elements apart; output pixel (y, x) of the tile reads at tap (ty, tx) image row
+ * y * SY + ty * DY - PT, column x * SX + tx * DX - PL (PT, PL: the padding before the tile,
+ * negative for a workgroup's tile that starts inside the image; in_y = SY * row, in_ty = DY * row, in_x = SX * col,
+ * in_tx = DX * col, as for the fused form), and a tap outside the image adds nothing, where
+ * a padding element would add +0 * w (the same sum, but for the sign of a zero sum and an
+ * infinite or NaN weight). The interior pixels, whose taps are all inside, are one call of
+ * the fused form on the image in place; the others are runs of a border row's interior
+ * columns and single border-column pixels, each one call with the taps inside (padded
+ * depthwise convolutions of channels-last images: XNNPACK reads its padding from a zero
+ * buffer through the indirection buffer, this skips those taps). Nothing is allocated. */
+IREEC_UK_DWCONV_API void ireec_uk_dwconv_padded(int64_t C, int64_t OH, int64_t OW, int64_t KH,
+                                          int64_t KW, const float *in, int64_t in_c, int64_t in_y,
+                                          int64_t in_x, int64_t in_ty, int64_t in_tx,
+                                          const float *w, int64_t w_c, int64_t w_ty, int64_t w_tx,
+                                          float *out, int64_t out_c, int64_t out_y, int64_t out_x,
+                                          int flags, const float *bias, int64_t bias_c, float lo,
+                                          float hi, int64_t IH, int64_t IW, int64_t SY, int64_t SX,
+                                          int64_t DY, int64_t DX, int64_t PT, int64_t PL,
+                                          int64_t row, int64_t col) {
+  ireec_uk_dwconv_params_t p;
+  int64_t y0, y1, x0, x1, y, x, ty0, ty1, tx0, tx1, t;
+  if (C <= 0 || OH <= 0 || OW <= 0) return;
+  p.C = C; p.OH = OH; p.OW = OW; p.KH = KH; p.KW = KW;
+  p.in = in; p.in_c = in_c; p.in_y = in_y; p.in_x = in_x; p.in_ty = in_ty; p.in_tx = in_tx;
+  p.w = w; p.w_c = w_c; p.w_ty = w_ty; p.w_tx = w_tx;
+  p.out = out; p.out_c = out_c; p.out_y = out_y; p.out_x = out_x;
+  p.flags = flags; p.bias = bias; p.bias_c = bias_c; p.lo = lo; p.hi = hi;
+  /* The interior: rows [y0, y1), columns [x0, x1) (the first tap at or past the padding, the
+   * last before the image's end). */
+  y0 = PT <= 0 ? 0 : (PT + SY - 1) / SY; /* PT, PL < 0: the tile starts inside the image */
+  t = IH - 1 + PT - (KH - 1) * DY;
+  y1 = t < 0 ? 0 : t / SY + 1;
+  x0 = PL <= 0 ? 0 : (PL + SX - 1) / SX;
+  t = IW - 1 + PL - (KW - 1) * DX;
+  x1 = t < 0 ? 0 : t / SX + 1;
+  if (y1 > OH) y1 = OH;
+  if (x1 > OW) x1 = OW;
+  if (y0 > y1) y0 = y1;
+  if (x0 > x1) x0 = x1;
+  if (y0 < y1 && x0 < x1) {
+    ireec_uk_dwconv_params_t q = p;
+    q.OH = y1 - y0;
+    q.OW = x1 - x0;
+    q.in = in + (y0 * SY - PT) * row + (x0 * SX - PL) * col;
+    q.out = out + y0 * out_y + x0 * out_x;
+    ireec_uk_dwconv_run(&q);
+  }
+  for (y = 0; y < OH; ++y) {
+    const int inner = y >= y0 && y < y1;
+    ireec_uk_dwconv_inside(y * SY - PT, KH, DY, IH, &ty0, &ty1);
+    if (!inner && x0 < x1)
+      ireec_uk_dwconv_part(&p, y, x0, x1 - x0, ty0, ty1, 0, KW, SY, SX, DY, DX, PT, PL, row, col);
+    for (x = 0; x < OW; ++x) {
+      if (x == x0 && x0 < x1) {
+        x = x1 - 1;
+        continue;
+      }
+      ireec_uk_dwconv_inside(x * SX - PL, KW, DX, IW, &tx0, &tx1);
+      ireec_uk_dwconv_part(&p, y, x, 1, ty0, ty1, tx0, tx1, SY, SX, DY, DX, PT, PL, row, col);
+    }
+  }
 }
 #endif /* IREEC_UKERNEL_PREBUILT */
 

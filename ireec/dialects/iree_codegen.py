@@ -157,15 +157,19 @@ def _verify_igemm(op) -> None:
 
 def _verify_dwconv(op) -> None:
     """image, filter, output: f32 memrefs; with ``bias_strides`` (1 value) a bias f32 memref;
-    then one index per dim of each and the sizes C, OH, OW, all ``index``; 11 ``strides``,
+    then one index per dim of each and the sizes C, OH, OW (and with ``padding``, 8 values,
+    the padding before the tile along rows and columns), all ``index``; 11 ``strides``,
     2 ``window``; ``clamp_lo`` / ``clamp_hi`` f32."""
     ops = list(op.operands)
     n = 4 if "bias_strides" in op.attributes else 3
     if len(ops) < n:
         raise CompileError(f"{_OP} expects an image, a filter, an output" + (" and a bias" if n == 4 else ""), op.loc)
     _need_f32_memrefs(op, ops[:n])
-    _need_origins_and_sizes(op, ops[:n], ops[n:], "C, OH, OW")
-    _need_attrs(op, {"strides": 11, "window": 2, **({"bias_strides": 1} if n == 4 else {})})
+    padded = "padding" in op.attributes
+    _need_origins_and_sizes(op, ops[:n], ops[n:], "C, OH, OW, PT, PL" if padded else "C, OH, OW",
+                            5 if padded else 3)
+    _need_attrs(op, {"strides": 11, "window": 2, **({"bias_strides": 1} if n == 4 else {}),
+                     **({"padding": 8} if padded else {})})
     _need_f32_bounds(op)
 
 

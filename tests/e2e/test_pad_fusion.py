@@ -216,10 +216,11 @@ def test_max_stack_bytes_shrinks_the_padded_tile():
 
 
 def test_pads_the_rule_leaves_alone_keep_their_dispatch():
-    """A pad also returned (two uses), an NHWC pad whose tile could hold fewer than 16
-    channels of a 33x33 image within the budget (narrow gathers, narrow vectors), and the pad
-    of a regular convolution of one image (every workgroup would compute it whole) stay
-    dispatches of their own; results still match."""
+    """A pad also returned (two uses) and the pad of a regular convolution of one image (every
+    workgroup would compute it whole) stay dispatches of their own; an NHWC depthwise pad whose
+    tile could hold fewer than 16 channels of a 33x33 image within the budget joins its
+    convolution all the same (the micro-kernel reads it unpadded: UNPADDED below); results
+    still match."""
     two_uses = _func(0, "dw", "nchw", 1, 8, 18, 18, 8, 3, 2, (1, 1)).replace(
         f"-> {_t((1, 8, 9, 9))} {{", f"-> ({_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}) {{").replace(
         "return %y : " + _t((1, 8, 9, 9)), f"return %y, %p : {_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}")
@@ -227,7 +228,7 @@ def test_pads_the_rule_leaves_alone_keep_their_dispatch():
     single = _func(2, "conv", "nhwc", 1, 16, 8, 8, 16, 3, 1, (1, 1))
     flow = compile_to_c(two_uses + narrow + single, "t.mlir", target="c", compile_to="flow").ir_text
     names = list(_kernels(flow))
-    assert sum("_pad_" in n for n in names) == 3, names
+    assert [n for n in names if "_pad_" in n] == ["f0_dispatch_0_pad_1x8x20x20_f32", "f2_dispatch_0_pad_1x10x10x16_f32"]
     m = ireec.compile_source(two_uses + narrow + single, target="c")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 8, 18, 18)).astype(np.float32)
@@ -288,3 +289,48 @@ def test_nchw_conv_pads_fold_into_the_patch_packing():
             np.testing.assert_allclose(getattr(m, f"f{i}")(x, flt, bias),
                                        _reference(kind, layout, x, flt, bias, k, s, pad), rtol=1e-4, atol=1e-4,
                                        err_msg=f"case {FOLDED[i]} on {target}")
+
+
+#: Channels-last depthwise convolutions whose zero-padded image the micro-kernel reads in place
+#: (ireec/passes/hal/dwconv_padding.py, ``ireec_uk_dwconv_padded``), whatever its size: a
+#: 34x34x48 image padded to more than the stack budget, stride 1 and 2, padding on one side
+#: and uneven, a batch of two, 3 channels (below a vector), a 2x2 image (all pixels on the
+#: border) and a 5x5 window padded by two.
+UNPADDED = [
+    ("dw", "nhwc", 1, 48, 34, 34, 48, 3, 1, (1, 1)),
+    ("dw", "nhwc", 1, 48, 33, 33, 48, 3, 2, (1, 1)),
+    ("dw", "nhwc", 1, 64, 32, 32, 64, 3, 2, (0, 1)),
+    ("dw", "nhwc", 2, 20, 7, 11, 20, 3, 1, (2, 0)),
+    ("dw", "nhwc", 1, 3, 9, 9, 3, 3, 1, (1, 1)),
+    ("dw", "nhwc", 1, 96, 2, 2, 96, 3, 1, (1, 1)),
+    ("dw", "nhwc", 1, 16, 12, 12, 16, 5, 1, (2, 2)),
+]
+UNPADDED_SRC = "".join(_func(i, *case) for i, case in enumerate(UNPADDED))
+
+
+def test_channels_last_depthwise_reads_its_padded_image_unpadded():
+    """Every UNPADDED case is one dispatch (no pad dispatch) whose kernel calls
+    ireec_uk_dwconv_padded on the pad's source: no stack temporary holds a padded tile, and on
+    openmp the output rows are distributed as without the pad (several workgroups)."""
+    flow = compile_to_c(UNPADDED_SRC, "t.mlir", target="c", compile_to="flow").ir_text
+    assert len(_kernels(flow)) == len(UNPADDED) and not any("_pad_" in n for n in _kernels(flow))
+    for target in ("c", "openmp"):
+        kernels = compile_to_c(UNPADDED_SRC, "t.mlir", target=target).files["t_kernels.c"]
+        assert len(re.findall(r"ireec_uk_dwconv_padded\(", kernels)) == len(UNPADDED), target
+        hal = compile_to_c(UNPADDED_SRC, "t.mlir", target=target, compile_to="hal").ir_text
+        assert _allocas(hal) == [], target
+    counts = _workgroup_counts(compile_to_c(UNPADDED_SRC, "t.mlir", target="openmp", compile_to="hal").ir_text)
+    assert all(np.prod(c) > 1 for c in counts), counts
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_unpadded_depthwise_matches_numpy(target):
+    m = ireec.compile_source(UNPADDED_SRC, target=target)
+    rng = np.random.default_rng(5)
+    for i, (kind, layout, n, c, h, w, f, k, s, pad) in enumerate(UNPADDED):
+        x_shape, _, _, flt_shape, oc, _, _ = _shapes(kind, layout, n, c, h, w, f, k, s, pad)
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        flt = rng.standard_normal(flt_shape).astype(np.float32)
+        bias = rng.standard_normal(oc).astype(np.float32)
+        np.testing.assert_allclose(getattr(m, f"f{i}")(x, flt, bias), _reference(kind, layout, x, flt, bias, k, s, pad),
+                                   rtol=1e-5, atol=1e-5, err_msg=f"case {UNPADDED[i]} on {target}")

@@ -32,14 +32,15 @@ Which ops, and why (the CPU micro-kernels; one thread, gcc 12, AVX-512):
   (torch-mlir's resnet18, 12 channels 3x3 on 20x20: 16 us NCHW against 89 us NHWC). Poolings
   stay NCHW too (the NaN-exact max pool of a 12-channel NHWC image: 28 against 16 us).
 
-Converted on static shapes, on targets that call the sgemm micro-kernel and run their
-workgroups one after another (``c``; the GPU kernels keep the layout they are given). On
-``openmp`` the NHWC depthwise convolutions keep their pads as dispatches of their own (the
-padded image of a channels-last tile does not fit the stack with whole vectors of channels;
-NCHW ones fuse theirs), and the extra dispatches, with their barriers and the image moving
-between the cores' caches, cost more than the layout saves: torch-mlir's mobilenet_block took
-47 -> 66 us and MobileNetV2 250-330 -> 300-790 us on 2 threads (interleaved runs, machine
-noisy), so those targets keep NCHW.
+Converted on static shapes, on targets that call the sgemm micro-kernel (``c``, ``openmp``;
+the GPU kernels keep the layout they are given). The zero pads of the NHWC depthwise
+convolutions join their dispatches and are read unpadded by the micro-kernel
+(ireec/passes/hal/dwconv_padding.py). Before that, on ``openmp`` their padded tiles did not
+fit the stack with whole vectors of channels, the pads stayed dispatches of their own, and
+the extra dispatches, with their barriers and the image moving between the cores' caches,
+cost more than the layout saved (torch-mlir's mobilenet_block 47 -> 66 us, MobileNetV2
+250-330 -> 300-790 us on 2 threads), so ``openmp`` had kept NCHW; now MobileNetV2 takes 294
+-> 248 us there (2 threads, one process, interleaved calls).
 """
 from __future__ import annotations
 
@@ -142,8 +143,7 @@ class ConvertConvToChannelsLastPass(Pass):
     name = "iree-preprocessing-convert-conv-to-channels-last"
 
     def run(self, module: Operation, ctx: PassContext) -> None:
-        if SGEMM not in (getattr(ctx.target, "ukernels", ()) or ()) or \
-                getattr(ctx.target, "concurrent_workgroups", False):
+        if SGEMM not in (getattr(ctx.target, "ukernels", ()) or ()):
             return
         for f in functions(module):
             for blk in blocks_of(f):

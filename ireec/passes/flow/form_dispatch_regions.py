@@ -28,7 +28,10 @@ Mirrors IREE's DispatchCreation ``FormDispatchRegionsPass`` (with
   instead of a dispatch writing the whole padded tensor for the next one to read back. On
   targets with im2col convolutions (``Target.im2col_convolutions``) also the padded image
   of an NCHW convolution with an FCHW filter (:func:`im2col_image`), whoever divides it: its
-  patch packing reads the pad's source (ireec/passes/hal/convert_conv_to_im2col.py).
+  patch packing reads the pad's source (ireec/passes/hal/convert_conv_to_im2col.py). On
+  targets with the depthwise micro-kernel the zero pad of a channels-last depthwise
+  convolution's image (:func:`dwconv_image`) joins whatever its size: the micro-kernel reads
+  the pad's source (ireec/passes/hal/dwconv_padding.py).
 * ``tensor.empty``, scalar constants and ``linalg.fill`` of such are cloned into every region
   using them (``CloneProducersIntoDispatchRegions``); host copies left unused are erased.
 * so are static ``tensor.extract_slice``s read only as inputs of linalg ops (IREE's
@@ -149,10 +152,11 @@ class _BlockFormer:
     """Dispatch formation over one block (see the module docstring)."""
 
     def __init__(self, blk: Block, fuse_padding: bool = False, stack_bytes: int = MAX_STACK_BYTES,
-                 fold_image_pads: bool = False):
+                 fold_image_pads: bool = False, fold_dwconv_pads: bool = False):
         self.blk = blk
         self.fuse_padding = fuse_padding
         self.fold_image_pads = fold_image_pads
+        self.fold_dwconv_pads = fold_dwconv_pads
         self.stack_bytes = stack_bytes
         self.ops = list(blk.ops)
         self.pos = {id(o): i for i, o in enumerate(self.ops)}
@@ -228,7 +232,10 @@ class _BlockFormer:
         one of its inputs, when the workgroups divide the pad's work (:func:`_pad_work_divided`)
         and the pad's tile fits the stack budget with whole rows (:func:`padded_tile_fits`):
         the pad is then materialized per workgroup tile in the convolution's kernel. With
-        ``fold_image_pads`` (targets with im2col convolutions) also the padded image of a
+        ``fold_dwconv_pads`` (targets with the depthwise micro-kernel) the zero-padded image
+        of a channels-last depthwise convolution (:func:`dwconv_image`) is taken whatever
+        its size: the micro-kernel reads its source, and the padded tensor is materialized
+        nowhere. With ``fold_image_pads`` (targets with im2col convolutions) also the padded image of a
         convolution computed by im2col (:func:`im2col_image`): its packing reads the pad's
         source, and the padded tensor is materialized nowhere."""
         root = g[-1]
@@ -242,9 +249,10 @@ class _BlockFormer:
                 continue
             trial = sorted(g + [pad], key=lambda o: self.pos[id(o)])
             dist = analyze(trial, anchor=root)
-            divided = _pad_work_divided(pad, dist) or (self.fold_image_pads and im2col_image(pad, root))
-            if not divided or not padded_tile_fits(pad, dist, self.stack_bytes):
-                continue
+            if not (self.fold_dwconv_pads and dwconv_image(pad, root)):  # else never materialized
+                divided = _pad_work_divided(pad, dist) or (self.fold_image_pads and im2col_image(pad, root))
+                if not divided or not padded_tile_fits(pad, dist, self.stack_bytes):
+                    continue
             g.insert(0, pad)
             self.group_of[id(pad)] = g
 
@@ -354,6 +362,33 @@ def im2col_image(pad: Operation, consumer: Operation) -> bool:
     if len(shared) != 1:
         return False
     return odims[-1] != shared[0] and fdims[-1] != shared[0]
+
+
+#: The depthwise micro-kernel (ireec/passes/hal/ukernels.py's ``DWCONV``).
+DWCONV_UKERNEL = "ireec_uk_dwconv"
+#: Channels-last depthwise convolutions whose zero-padded image the depthwise micro-kernel
+#: reads unpadded: {op name: the image dims the window moves (its rows and columns)}.
+DWCONV_WINDOW_DIMS = {"linalg.depthwise_conv_2d_nhwc_hwc": (1, 2), "linalg.depthwise_conv_1d_nwc_wc": (1,)}
+
+
+def dwconv_image(pad: Operation, consumer: Operation) -> bool:
+    """Whether ``pad`` is the image of a channels-last f32 depthwise convolution (the named
+    ops of :data:`DWCONV_WINDOW_DIMS`) padded with a float zero along the dims its window
+    moves only: the form ``ireec_uk_dwconv_padded`` reads from the pad's source, as
+    ireec/passes/hal/dwconv_padding.py decides again on the generic op."""
+    dims = DWCONV_WINDOW_DIMS.get(consumer.name)
+    ins = L.inputs(consumer)
+    if dims is None or not ins or ins[0] is not pad.results[0]:
+        return False
+    if any(not (isinstance(v.type, T.TensorType) and v.type.element_type == T.f32) for v in ins + L.outputs(consumer)):
+        return False
+    value = pad.body.terminator.operands[0]
+    cst = value.owner
+    if not isinstance(cst, Operation) or cst.name != "arith.constant":
+        return False
+    if getattr(cst.attributes.get("value"), "value", None) != 0.0 or value.type != T.f32:
+        return False
+    return padded_dims(pad) <= set(dims)
 
 
 def padded_tile_fits(pad: Operation, dist, stack_bytes: int) -> bool:
@@ -502,7 +537,8 @@ class FormDispatchRegionsPass(Pass):
             for blk in blocks_of(f):
                 fuse = bool(getattr(ctx.target, "fuse_padding_into_consumers", False))
                 _BlockFormer(blk, fuse, stack_budget(ctx.max_stack_bytes),
-                             fuse and bool(getattr(ctx.target, "im2col_convolutions", False))).run()
+                             fuse and bool(getattr(ctx.target, "im2col_convolutions", False)),
+                             fuse and DWCONV_UKERNEL in (getattr(ctx.target, "ukernels", ()) or ())).run()
 
 
 def captured_values(region_op: Operation) -> List:

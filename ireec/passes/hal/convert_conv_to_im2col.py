@@ -51,7 +51,6 @@ static strides is left to :mod:`.convert_linalg_to_loops`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ...dialects import linalg as L
@@ -64,6 +63,7 @@ from . import im2col as IM
 from . import ukernels as UK
 from .cpu_lower_to_ukernels import check_bufferized
 from .direct_conv import DirectConv
+from .padded_image import padded_image
 from .loop_builder import IndexBuilder, LoopBounds, for_loop, global_ivs, operand_indices
 from .memref_utils import const_index, generic_maps, loop_order, strides_and_offset
 from .tile_and_distribute_to_workgroups import WorkgroupTiles, kernel_functions
@@ -435,91 +435,6 @@ class _Im2col:
 
 #: Widest window dim :meth:`_Im2col._pack_padded` unrolls.
 MAX_UNROLLED_WINDOW = 7
-
-
-@dataclass
-class PaddedImage:
-    """A fused ``tensor.pad`` as bufferization leaves it in a kernel: a stack array filled
-    with the padding value along its borders (generics on subviews) and the source copied
-    into its interior (one generic). ``src`` the source memref, ``low`` the interior's offset
-    per dim, ``shape`` the source's shape, ``padded`` per dim whether it is padded,
-    ``value`` the padding value, ``ops`` what to erase once nothing reads the array
-    (generics, subviews, then the array)."""
-
-    src: Value
-    low: List[int]
-    shape: List[int]
-    padded: List[bool]
-    value: Value
-    ops: List[Operation]
-
-
-def _copy_or_fill(g: Operation) -> Optional[str]:
-    """``"copy"`` for a generic that yields its one memref input unchanged through identity
-    maps, ``"fill"`` for one that yields its one scalar input, else None."""
-    if g.name != "linalg.generic" or len(g.operands) != 2:
-        return None
-    body = list(L.payload(g).ops)
-    if len(body) != 1 or body[0].name != "linalg.yield" or body[0].operands[0] is not L.payload(g).args[0]:
-        return None
-    src = g.operands[0]
-    if isinstance(src.type, T.MemRefType):
-        return "copy" if all(m.is_identity() for m in generic_maps(g)) else None
-    return "fill"
-
-
-def padded_image(x: Value, conv: Operation) -> Optional[PaddedImage]:
-    """The :class:`PaddedImage` that memref ``x`` (the image of convolution ``conv``) is, when
-    ``x`` is a stack array read only by ``conv`` and written only through subviews by border
-    fills of one constant and one copy of a static source of the interior's shape (a pad
-    whose tile is the whole padded tensor along its source's dims), else None."""
-    alloc = x.owner
-    if not isinstance(alloc, Operation) or alloc.name != "memref.alloca" or not x.type.has_static_shape:
-        return None
-    ops: List[Operation] = []
-    views: List[Operation] = []
-    copy = None
-    value = None
-    for user, _ in x.uses:
-        if user is conv:
-            continue
-        if user.name != "memref.subview" or len(user.results[0].uses) != 1:
-            return None
-        g, k = next(iter(user.results[0].uses))
-        kind = _copy_or_fill(g) if k == 1 else None
-        if kind is None:
-            return None
-        if kind == "copy":
-            if copy is not None:
-                return None
-            copy = (g, user)
-        else:
-            cst = g.operands[0].owner
-            if not isinstance(cst, Operation) or cst.name != "arith.constant":
-                return None
-            if value is not None and value.owner.attributes["value"] != cst.attributes["value"]:
-                return None
-            value = g.operands[0]
-        ops.append(g)
-        views.append(user)
-    if copy is None or value is None:
-        return None
-    g, view = copy
-    src = g.operands[0]
-    offsets = view.attributes.get("static_offsets")
-    sizes = view.attributes.get("static_sizes")
-    strides = view.attributes.get("static_strides")
-    if offsets is None or sizes is None or not src.type.has_static_shape:
-        return None
-    low, shape = list(offsets.value), list(src.type.shape)
-    if list(sizes.value) != shape or (strides is not None and any(v != 1 for v in strides.value)):
-        return None
-    if any(v < 0 for v in low):  # a dynamic offset (MLIR's kDynamic) among them
-        return None
-    padded = [lo > 0 or n != full for lo, n, full in zip(low, shape, x.type.shape)]
-    if value.type != x.type.element_type:
-        return None
-    return PaddedImage(src, low, shape, padded, value, ops + views + [alloc])
 
 
 def im2col_lowerable(op: Operation) -> bool:

@@ -25,6 +25,10 @@ becomes, inside loops over its batch dims, one ``iree_codegen.ukernel.generic`` 
 workgroup's tile: operands image, filter, output, the indices of the tile's first element
 in each and the sizes C, OH, OW; attributes ``strides`` (elements one step of c, y, x, ty,
 tx moves the image; c, ty, tx the filter; c, y, x the output) and ``window`` (KH, KW).
+A zero-padded channels-last image (:mod:`.dwconv_padding`) is read from the pad's source
+(``ireec_uk_dwconv_padded``): attribute ``padding`` (the source's rows and columns, the output's
+and the window's steps along them, the element strides of a row and a column) and two more
+operands after the sizes, the padding before the tile along rows and columns.
 
 Both start from zero when :mod:`.fold_ukernel_accumulator_inits` dropped the zero fill of
 their output (``ireec.ukernel_overwrite``: ``accumulate = false``), from the bias broadcast
@@ -50,10 +54,12 @@ from ...ir.core import Builder, Operation, Value
 from ...ir.diagnostics import CompileError
 from ...dialects.memref import build_alloc
 from ..pass_base import Pass, PassContext, register_pass
+from . import dwconv_padding as DP
 from . import ukernel_epilogue as UE
 from . import ukernels as UK
 from .loop_builder import IndexBuilder, LoopBounds, for_loop, global_ivs, operand_indices
 from .memref_utils import generic_loop_ranges, generic_maps, loop_order, op_before, pointer_strides
+from .padded_image import padded_image
 from .tile_and_distribute_to_workgroups import WorkgroupTiles, kernel_functions
 
 
@@ -191,12 +197,45 @@ def _dwconv_strides(match, maps, st) -> Optional[Tuple[int, ...]]:
     return None if any(x is None for x in strides) else strides
 
 
-def lower_dwconv(op: Operation, lb: LoopBounds) -> bool:
+def _unpadded_image(op: Operation, match, img: Value, i_map):
+    """``(PaddedImage, PaddedGeometry)`` when image ``img`` of depthwise convolution ``op`` is
+    a fused pad's stack array that the micro-kernel reads unpadded
+    (:mod:`.dwconv_padding`), else None."""
+    pad = padded_image(img, op)
+    if pad is None or not DP.is_zero_constant(pad.value):
+        return None
+    geo = DP.geometry(match, i_map, img.type.shape, pad.padded)
+    return None if geo is None else (pad, geo)
+
+
+def _padding_operands(inner: Builder, origin: List[Value], pad, geo) -> List[Value]:
+    """The image's padding before the tile along its row and column dims (``low`` less the
+    tile's first padded index there: negative inside the image), as ``index`` values built
+    with ``inner``; ``origin`` (the source's indices first) then points at the source's row
+    and column 0."""
+    ib = IndexBuilder(inner, {})
+    out = []
+    for j in (geo.jy, geo.jx):
+        if j is None:
+            out.append(ib.const(0))
+            continue
+        out.append(inner.create("arith.subi", [ib.const(pad.low[j]), origin[j]], [T.index]).result)
+        origin[j] = ib.const(0)
+    return out
+
+
+def lower_dwconv(op: Operation, lb: LoopBounds, erase_after: Optional[List[Operation]] = None) -> bool:
     """Replace memref depthwise convolution ``op`` (:func:`.ukernels.match_dwconv`) by
     loops over its batch dims around an ``iree_codegen.ukernel.generic`` call of
     ``ireec_uk_dwconv`` on the workgroup's tile of channels and output pixels, built
     before ``op``; False (nothing built) when the form is not matched any more, the
-    output is also an input, an operand is a constant or has no static strides."""
+    output is also an input, an operand is a constant or has no static strides.
+
+    A zero-padded channels-last image (:mod:`.dwconv_padding`) is read from the pad's
+    source: the call gets ``padding`` (the source's rows and columns, the output's and the
+    window's steps along them, their element strides) and the padding before the tile as
+    two more operands; the pad's array, fills and copy go into ``erase_after``, to be erased
+    once ``op`` is."""
     maps = generic_maps(op)
     match = UK.match_dwconv(op, loop_order(op, maps[0].num_dims))
     if match is None:
@@ -205,6 +244,9 @@ def lower_dwconv(op: Operation, lb: LoopBounds) -> bool:
     i_map, f_map, o_map = maps[match.image], maps[match.filter], maps[2]
     if out is img or out is flt:
         return False
+    unpadded = _unpadded_image(op, match, img, i_map) if erase_after is not None else None
+    if unpadded is not None:
+        img = unpadded[0].src
     st = pointer_strides((img, flt, out))
     if st is None:
         return False
@@ -229,6 +271,13 @@ def lower_dwconv(op: Operation, lb: LoopBounds) -> bool:
     inner, origin = call_site(op, lb.ib.b, match.batch, lb, operands)
     ubs = lb.ubs
     sizes = [ubs[match.c], c1 if match.y is None else ubs[match.y], ubs[match.x]]
+    if unpadded is not None:
+        pad, geo = unpadded
+        sizes += _padding_operands(inner, origin, pad, geo)
+        rows = (1, 1, 1, 0) if geo.jy is None else (pad.shape[geo.jy], geo.sy, geo.dy, st[0][geo.jy])
+        attrs["padding"] = DenseArrayAttr(T.i64, (rows[0], pad.shape[geo.jx], rows[1], geo.sx, rows[2], geo.dx,
+                                                  rows[3], st[0][geo.jx]))
+        erase_after.extend(pad.ops)
     inner.create("iree_codegen.ukernel.generic", [v for v, _ in operands] + origin + sizes, [],
                  {**_copied_attrs(op),
                   "u_kernel_fn_name": StringAttr(UK.DWCONV),
@@ -267,9 +316,12 @@ def lower_to_ukernel(op: Operation, tiles: Optional[WorkgroupTiles]) -> None:
     init = op_before(op) if "ireec.ukernel_bias_init" in op.attributes else None
     if init is not None and "ireec.ukernel_init" not in init.attributes:
         init = None
+    erase_after: List[Operation] = []
     if ((_is_sgemm(op) and lower_sgemm(op, lb)) or (_is_igemm(op) and lower_igemm(op, lb))
-            or (_is_dwconv(op) and lower_dwconv(op, lb))):
+            or (_is_dwconv(op) and lower_dwconv(op, lb, erase_after))):
         op.erase()
+        for o in erase_after:
+            o.erase()
     else:
         lb.erase_constants()
     if init is not None and init.parent is not None:  # the call did not take it

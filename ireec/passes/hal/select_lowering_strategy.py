@@ -59,6 +59,7 @@ from ..common.distribution import (MAX_STACK_BYTES, analyze, choose_tile_sizes, 
                                    stack_budget, temporaries)
 from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
+from . import dwconv_padding as DP
 from . import im2col as IM
 from . import ukernels as UK
 from .memref_utils import loop_order
@@ -163,13 +164,18 @@ def configure_kernel(kernel: Operation, export: Operation, ctx: PassContext = No
 
 def _padded_images(compute: List[Operation], ctx: PassContext) -> List[Operation]:
     """The static ``tensor.pad`` ops of a kernel that only pad the image of its root, an
-    im2col convolution (:func:`_im2col_match`): its packing reads their source directly
-    (:func:`.convert_conv_to_im2col.padded_image`), so they take no part in the
-    distribution (a workgroup's rows read their own rows of the source) nor in the stack
-    budget."""
+    im2col convolution (:func:`_im2col_match`), whose packing reads their source directly
+    (:func:`.padded_image.padded_image`), or a depthwise convolution whose
+    micro-kernel reads it unpadded (:func:`.dwconv_padding.folds_tensor_pad`); they take no
+    part in the distribution (a workgroup's rows read their own rows of the source) nor in
+    the stack budget."""
     root = root_op(compute) if compute else None
     match = _im2col_match(root, ctx) if root is not None else None
     if match is None:
+        dw = _dwconv_match(root, ctx) if root is not None else None
+        pad = L.inputs(root)[dw.image].owner if dw is not None else None
+        if isinstance(pad, Operation) and pad in compute and DP.folds_tensor_pad(root, dw, pad):
+            return [pad]
         return []
     pad = L.inputs(root)[match.x].owner
     if (isinstance(pad, Operation) and pad.name == "tensor.pad" and pad in compute

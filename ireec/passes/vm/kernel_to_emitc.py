@@ -533,7 +533,9 @@ class KernelLowering:
         ireec/passes/hal/cpu_lower_to_ukernels.py) → ``ireec_uk_dwconv(C, OH, OW, KH, KW,
         &image[origin], its 5 strides, &filter[origin], its 3, &out[origin], its 3)`` in the
         argument order of runtime_c/ireec_ukernel.h; ``ireec_uk_dwconv_fused(..., flags,
-        &bias[origin], 1, lo, hi)`` with an epilogue or without ``accumulate``."""
+        &bias[origin], 1, lo, hi)`` with an epilogue or without ``accumulate``;
+        ``ireec_uk_dwconv_padded(<the fused form's>, IH, IW, SY, SX, DY, DX, PT, PL, row,
+        col)`` with ``padding`` (its two padding operands after the sizes)."""
         operands: List[Value] = []
 
         def ref(v: Value) -> str:
@@ -545,8 +547,16 @@ class KernelLowering:
         sizes = [ref(self._scalar(x, op)) for x in rest]
         kh, kw = (str(int(x)) for x in op.attributes["window"].value)
         st = [str(int(x)) for x in op.attributes["strides"].value]
-        args = sizes + [kh, kw, pointers[0]] + st[0:5] + [pointers[1]] + st[5:8] + [pointers[2]] + st[8:11]
+        padding = op.attributes.get("padding")
+        pads = sizes[3:] if padding is not None else []
+        args = sizes[:3] + [kh, kw, pointers[0]] + st[0:5] + [pointers[1]] + st[5:8] + [pointers[2]] + st[8:11]
         callee, extra = _ukernel_epilogue_args(op, pointers[3] if n == 4 else None)
+        if padding is not None:  # the image unpadded: ireec_uk_dwconv_padded(<fused>, geometry)
+            ih, iw, sy, sx, dy, dx, row, col = (str(int(x)) for x in padding.value)
+            if not extra:
+                extra = ["IREEC_UK_FLAG_ACCUMULATE", "NULL", "0", c_literal(0.0, T.f32), c_literal(0.0, T.f32)]
+            callee = op.attributes["u_kernel_fn_name"].value + "_padded"
+            extra = extra + [ih, iw, sy, sx, dy, dx, *pads, row, col]
         b.create("emitc.call_opaque", operands, [], {"callee": StringAttr(callee), "args": _str_array(args + extra)})
 
     def _conv_ukernel(self, op: Operation, b: Builder) -> None:
