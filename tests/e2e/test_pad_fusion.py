@@ -217,7 +217,9 @@ def test_max_stack_bytes_shrinks_the_padded_tile():
 
 def test_pads_the_rule_leaves_alone_keep_their_dispatch():
     """A pad also returned (two uses) and the pad of a regular convolution of one image (every
-    workgroup would compute it whole) stay dispatches of their own; an NHWC depthwise pad whose
+    workgroup would compute it whole: 42x42x16 padded, more than SMALL_PAD_BYTES) stay
+    dispatches of their own, a small one (8x8x16, 36 output pixels: split along the output
+    channels anyway) joins its convolution; an NHWC depthwise pad whose
     tile could hold fewer than 16 channels of a 33x33 image within the budget joins its
     convolution all the same (the micro-kernel reads it unpadded: UNPADDED below); results
     still match."""
@@ -225,11 +227,14 @@ def test_pads_the_rule_leaves_alone_keep_their_dispatch():
         f"-> {_t((1, 8, 9, 9))} {{", f"-> ({_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}) {{").replace(
         "return %y : " + _t((1, 8, 9, 9)), f"return %y, %p : {_t((1, 8, 9, 9))}, {_t((1, 8, 20, 20))}")
     narrow = _func(1, "dw", "nhwc", 1, 64, 32, 32, 64, 3, 2, (0, 1))
-    single = _func(2, "conv", "nhwc", 1, 16, 8, 8, 16, 3, 1, (1, 1))
-    flow = compile_to_c(two_uses + narrow + single, "t.mlir", target="c", compile_to="flow").ir_text
+    single = _func(2, "conv", "nhwc", 1, 16, 40, 40, 16, 3, 1, (1, 1))
+    small = _func(3, "conv", "nhwc", 1, 16, 6, 6, 16, 3, 1, (1, 1))
+    src = two_uses + narrow + single + small
+    flow = compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
     names = list(_kernels(flow))
-    assert [n for n in names if "_pad_" in n] == ["f0_dispatch_0_pad_1x8x20x20_f32", "f2_dispatch_0_pad_1x10x10x16_f32"]
-    m = ireec.compile_source(two_uses + narrow + single, target="c")
+    assert [n for n in names if "_pad_" in n] == ["f0_dispatch_0_pad_1x8x20x20_f32", "f2_dispatch_0_pad_1x42x42x16_f32"]
+    assert sum(n.startswith("f3_") for n in names) == 1, names
+    m = ireec.compile_source(src, target="c")
     rng = np.random.default_rng(3)
     x = rng.standard_normal((1, 8, 18, 18)).astype(np.float32)
     flt = rng.standard_normal((8, 3, 3)).astype(np.float32)
@@ -242,11 +247,12 @@ def test_pads_the_rule_leaves_alone_keep_their_dispatch():
     bias = rng.standard_normal(64).astype(np.float32)
     np.testing.assert_allclose(m.f1(x, flt, bias), _reference("dw", "nhwc", x, flt, bias, 3, 2, (0, 1)),
                                rtol=1e-5, atol=1e-5)
-    x = rng.standard_normal((1, 8, 8, 16)).astype(np.float32)
-    flt = rng.standard_normal((3, 3, 16, 16)).astype(np.float32)
-    bias = rng.standard_normal(16).astype(np.float32)
-    np.testing.assert_allclose(m.f2(x, flt, bias), _reference("conv", "nhwc", x, flt, bias, 3, 1, (1, 1)),
-                               rtol=1e-5, atol=1e-5)
+    for f, hw in ((m.f2, 40), (m.f3, 6)):
+        x = rng.standard_normal((1, hw, hw, 16)).astype(np.float32)
+        flt = rng.standard_normal((3, 3, 16, 16)).astype(np.float32)
+        bias = rng.standard_normal(16).astype(np.float32)
+        np.testing.assert_allclose(f(x, flt, bias), _reference("conv", "nhwc", x, flt, bias, 3, 1, (1, 1)),
+                                   rtol=1e-5, atol=1e-5)
 
 
 #: NCHW convolutions of one image (FCHW filters): the pad joins the dispatch though no

@@ -32,6 +32,17 @@ from ...ir.core import Operation, Value
 #: IREE's LLVMCPU ``max_stack_allocation_size`` (bytes of per-workgroup temporaries).
 MAX_STACK_BYTES = 32768
 
+#: Output pixels of a convolution (per workgroup, all of its image) below which its
+#: workgroups are cut along the output channels instead of the rows, on targets whose
+#: workgroups run concurrently (ireec/passes/hal/select_lowering_strategy.py): the GEMM's rows
+#: are the pixels, and a few of them cut in two (ResNet's 3x3 and 5x5 images: 6 + 3, 15 + 10
+#: rows) leave each thread a partial register tile (8 rows on AVX-512) and rows that go
+#: through the one-row kernel, so two threads took as long as one. Each half of the channels
+#: keeps all the rows (each thread packs the same few patches: a 3x3 image of 96 channels,
+#: 9 x 864 floats). Dispatch formation fuses a small pad into such a convolution whoever
+#: divides it (ireec/passes/flow/form_dispatch_regions.py): its rows are not cut anyway.
+SMALL_GEMM_PIXELS = 64
+
 
 def stack_budget(max_stack_bytes=None) -> int:
     """Bytes of per-workgroup temporaries a kernel may hold: :data:`MAX_STACK_BYTES`, or half

@@ -55,8 +55,8 @@ from ...dialects import linalg as L
 from ...ir import types as T
 from ...ir.attributes import DenseArrayAttr, OpaqueAttr
 from ...ir.core import Operation
-from ..common.distribution import (MAX_STACK_BYTES, analyze, choose_tile_sizes, is_tileable, op_inputs,
-                                   stack_budget, temporaries)
+from ..common.distribution import (MAX_STACK_BYTES, SMALL_GEMM_PIXELS, analyze, choose_tile_sizes,
+                                   is_tileable, op_inputs, stack_budget, temporaries)
 from ..flow.outline_dispatch_regions import root_op
 from ..pass_base import Pass, PassContext, register_pass
 from . import dwconv_padding as DP
@@ -361,15 +361,6 @@ def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
         tiles[k] = max(1, tiles[k] // 2)
     return tiles
 
-
-#: Output pixels of a convolution (per workgroup, all of its image) below which its
-#: workgroups are cut along the output channels instead of the rows, on targets whose
-#: workgroups run concurrently: the GEMM's rows are the pixels, and a few of them cut in two
-#: (ResNet's 3x3 and 5x5 images: 6 + 3, 15 + 10 rows) leave each thread a partial register
-#: tile (8 rows on AVX-512) and rows that go through the one-row kernel, so two threads took
-#: as long as one. Each half of the channels keeps all the rows (each thread packs the same
-#: few patches: a 3x3 image of 96 channels, 9 x 864 floats).
-SMALL_GEMM_PIXELS = 64
 
 #: Least output channels for that cut: both halves pack the same patches (pixels x K
 #: floats, element by element), and with fewer channels that duplicated packing costs more
