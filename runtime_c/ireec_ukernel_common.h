@@ -19,6 +19,29 @@
 #define IREEC_UK_X86 1
 #endif
 
+/* The vector extensions the f32 micro-kernels use on this CPU: 2 AVX-512, 1 AVX2 + FMA, 0
+ * neither (their 4-lane or scalar kernels). Fixed at compile time when the compiler targets
+ * them (-march: __AVX512F__, or __AVX2__ and __FMA__), else asked at run time
+ * (__builtin_cpu_supports) unless IREEC_NO_TARGET_CLONES is defined; 0 off x86-64. Each
+ * family's select (sgemm, dwconv, conv) maps it to its own kernels. */
+static inline int ireec_uk_cpu_level(void) {
+#if defined(IREEC_UK_X86)
+#if defined(__AVX512F__)
+  return 2;
+#elif !defined(IREEC_NO_TARGET_CLONES)
+  if (__builtin_cpu_supports("avx512f")) return 2;
+#if defined(__AVX2__) && defined(__FMA__)
+  return 1;
+#else
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+#endif
+#elif defined(__AVX2__) && defined(__FMA__)
+  return 1;
+#endif
+#endif
+  return 0;
+}
+
 /* How the entry points, ireec_uk_sgemm_fused, ireec_uk_dwconv_fused and ireec_uk_igemm, are
  * compiled: by default `static inline`, the family in the file that includes this header (what
  * generated sources do, so they stand alone). `ireec build` compiles each family once per

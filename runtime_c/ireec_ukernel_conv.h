@@ -144,22 +144,16 @@ static void ireec_uk_conv_select(ireec_uk_conv_isa_t *isa) {
 #endif
   isa->tile = ireec_uk_conv_tile_4x8; isa->half = ireec_uk_conv_tile_2x8; isa->row = ireec_uk_conv_tile_1x8;
 #if defined(IREEC_UK_X86)
-#if !defined(__AVX512F__) && !defined(IREEC_NO_TARGET_CLONES)
-  if (!__builtin_cpu_supports("avx512f")) {
-#if !defined(__AVX2__) || !defined(__FMA__)
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
-#endif
-    isa->mr = 4; isa->nr = 16;
-    isa->tile = ireec_uk_conv_tile_4x16; isa->half = ireec_uk_conv_tile_2x16; isa->row = ireec_uk_conv_tile_1x16;
-    return;
+  switch (ireec_uk_cpu_level()) {
+    case 0:
+      return;
+    case 1:
+      isa->mr = 4; isa->nr = 16;
+      isa->tile = ireec_uk_conv_tile_4x16; isa->half = ireec_uk_conv_tile_2x16; isa->row = ireec_uk_conv_tile_1x16;
+      return;
+    default:
+      break;
   }
-#elif !defined(__AVX512F__)
-#if defined(__AVX2__) && defined(__FMA__)
-  isa->mr = 4; isa->nr = 16;
-  isa->tile = ireec_uk_conv_tile_4x16; isa->half = ireec_uk_conv_tile_2x16; isa->row = ireec_uk_conv_tile_1x16;
-#endif
-  return;
-#endif
   isa->mr = 8; isa->nr = 32;
   isa->tile = ireec_uk_conv_tile_8x32; isa->half = ireec_uk_conv_tile_4x32; isa->row = ireec_uk_conv_tile_1x32;
 #endif

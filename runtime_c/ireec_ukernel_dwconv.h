@@ -359,14 +359,14 @@ IREEC_UK_DWCONV(ireec_uk_dwconv_16, __attribute__((target("avx512f,avx512vl,avx2
 /* The depthwise micro-kernel for this CPU (as ireec_uk_sgemm_select chooses). */
 static ireec_uk_dwconv_fn ireec_uk_dwconv_select(void) {
 #if defined(IREEC_UK_X86)
-#if defined(__AVX512F__)
-  return ireec_uk_dwconv_16;
-#elif defined(__AVX2__) && defined(__FMA__)
-  return ireec_uk_dwconv_8;
-#elif !defined(IREEC_NO_TARGET_CLONES)
-  if (__builtin_cpu_supports("avx512f")) return ireec_uk_dwconv_16;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return ireec_uk_dwconv_8;
-#endif
+  switch (ireec_uk_cpu_level()) {
+    case 2:
+      return ireec_uk_dwconv_16;
+    case 1:
+      return ireec_uk_dwconv_8;
+    default:
+      break;
+  }
 #endif
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
   return ireec_uk_dwconv_4;

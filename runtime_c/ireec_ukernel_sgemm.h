@@ -384,28 +384,19 @@ static void ireec_uk_sgemm_select(ireec_uk_sgemm_isa_t *isa) {
   isa->short_tile = NULL; isa->short_half = NULL; isa->short_quarter = NULL;
 #endif
 #if defined(IREEC_UK_X86)
-#if !defined(__AVX512F__) && !defined(IREEC_NO_TARGET_CLONES)
-  if (!__builtin_cpu_supports("avx512f")) {
-#if !defined(__AVX2__) || !defined(__FMA__)
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return;
-#endif
-    isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
-    isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
-    isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
-    isa->short_tile = ireec_uk_sgemm_tile_3x16; isa->short_half = ireec_uk_sgemm_tile_3x8;
-    isa->short_quarter = ireec_uk_sgemm_tile_3x4;
-    return;
+  switch (ireec_uk_cpu_level()) {
+    case 0:
+      return;
+    case 1:
+      isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
+      isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
+      isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
+      isa->short_tile = ireec_uk_sgemm_tile_3x16; isa->short_half = ireec_uk_sgemm_tile_3x8;
+      isa->short_quarter = ireec_uk_sgemm_tile_3x4;
+      return;
+    default:
+      break;
   }
-#elif !defined(__AVX512F__)
-#if defined(__AVX2__) && defined(__FMA__)
-  isa->mr = 6; isa->nr = 16; isa->tile = ireec_uk_sgemm_tile_6x16; isa->row = ireec_uk_sgemm_row_16;
-  isa->half = ireec_uk_sgemm_tile_6x8; isa->half_row = ireec_uk_sgemm_row_8v;
-  isa->quarter = ireec_uk_sgemm_tile_6x4; isa->quarter_row = ireec_uk_sgemm_row_4;
-  isa->short_tile = ireec_uk_sgemm_tile_3x16; isa->short_half = ireec_uk_sgemm_tile_3x8;
-  isa->short_quarter = ireec_uk_sgemm_tile_3x4;
-#endif
-  return;
-#endif
   isa->mr = 8; isa->nr = 32; isa->tile = ireec_uk_sgemm_tile_8x32; isa->row = ireec_uk_sgemm_row_32;
   isa->half = ireec_uk_sgemm_tile_8x16; isa->half_row = ireec_uk_sgemm_row_16v;
   isa->quarter = ireec_uk_sgemm_tile_8x8; isa->quarter_row = ireec_uk_sgemm_row_8v;

@@ -200,7 +200,8 @@ def test_kernels_carry_an_avx512_clone(tmp_path):
     text = out.files["t_kernels.c"]
     assert 'target_clones("arch=x86-64-v4", "avx2", "default")' in text
     header = out.files["ireec_ukernel_sgemm.h"]
-    assert '__builtin_cpu_supports("avx512f")' in header and "ireec_uk_sgemm_tile_8x32" in header
+    assert "ireec_uk_cpu_level()" in header and "ireec_uk_sgemm_tile_8x32" in header
+    assert '__builtin_cpu_supports("avx512f")' in out.files["ireec_ukernel_common.h"]
 
 
 def _conv_src(n, h, w, c, kh, kw, f, stride, dilation):
