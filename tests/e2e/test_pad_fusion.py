@@ -162,18 +162,24 @@ def test_micro_kernels_read_the_padded_tile():
     assert len(re.findall(r"ireec_uk_sgemm\w*\(", kernels)) == 2
 
 
-@pytest.mark.parametrize("target", ["c", "openmp"])
-def test_fused_pads_match_numpy(target):
-    m = ireec.compile_source(SRC, target=target)
-    rng = np.random.default_rng(0)
-    for i, (kind, layout, n, c, h, w, f, k, s, pad) in enumerate(CASES):
+def _check_against_numpy(src: str, cases, target: str, seed: int) -> None:
+    """Build ``src`` (function ``f<i>`` per case of ``cases``) for ``target`` and compare each
+    function with :func:`_reference` on random inputs."""
+    m = ireec.compile_source(src, target=target)
+    rng = np.random.default_rng(seed)
+    for i, (kind, layout, n, c, h, w, f, k, s, pad) in enumerate(cases):
         x_shape, _, _, flt_shape, oc, _, _ = _shapes(kind, layout, n, c, h, w, f, k, s, pad)
         x = rng.standard_normal(x_shape).astype(np.float32)
         flt = rng.standard_normal(flt_shape).astype(np.float32) if kind != "pool" else np.zeros((1,), np.float32)
         bias = rng.standard_normal(oc).astype(np.float32)
         got = getattr(m, f"f{i}")(x, flt, bias)
         np.testing.assert_allclose(got, _reference(kind, layout, x, flt, bias, k, s, pad), rtol=1e-5, atol=1e-5,
-                                   err_msg=f"case {CASES[i]} on {target}")
+                                   err_msg=f"case {cases[i]} on {target}")
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_fused_pads_match_numpy(target):
+    _check_against_numpy(SRC, CASES, target, 0)
 
 
 def _workgroup_counts(hal: str):
@@ -331,12 +337,4 @@ def test_channels_last_depthwise_reads_its_padded_image_unpadded():
 
 @pytest.mark.parametrize("target", ["c", "openmp"])
 def test_unpadded_depthwise_matches_numpy(target):
-    m = ireec.compile_source(UNPADDED_SRC, target=target)
-    rng = np.random.default_rng(5)
-    for i, (kind, layout, n, c, h, w, f, k, s, pad) in enumerate(UNPADDED):
-        x_shape, _, _, flt_shape, oc, _, _ = _shapes(kind, layout, n, c, h, w, f, k, s, pad)
-        x = rng.standard_normal(x_shape).astype(np.float32)
-        flt = rng.standard_normal(flt_shape).astype(np.float32)
-        bias = rng.standard_normal(oc).astype(np.float32)
-        np.testing.assert_allclose(getattr(m, f"f{i}")(x, flt, bias), _reference(kind, layout, x, flt, bias, k, s, pad),
-                                   rtol=1e-5, atol=1e-5, err_msg=f"case {UNPADDED[i]} on {target}")
+    _check_against_numpy(UNPADDED_SRC, UNPADDED, target, 5)
