@@ -559,7 +559,8 @@ DWCONV = "ireec_uk_dwconv"
 #: Bytes of stack ``ireec_uk_dwconv`` takes: its frame and those of the narrower kernels it
 #: hands short rows to (gcc 12 -O3 -fstack-usage, x86-64: 1088 for the AVX-512 kernel, 2080
 #: for the AVX2 one, 664 for the 4-lane one; the scalar loops and the entry's parameter
-#: block), and the channels-last buffer of small images before them (8720), rounded up.
+#: block: 224 for ``ireec_uk_dwconv_fused``, 464 for ``ireec_uk_dwconv_padded``), and the
+#: channels-last buffer of small images before them (8560), rounded up.
 DWCONV_STACK_BYTES = 16384
 
 
