@@ -476,10 +476,11 @@ static int ireec_uk_dwconv_small_image(const ireec_uk_dwconv_params_t *p, ireec_
 
 /* The micro-kernel for this CPU on p, small channels-apart images repacked first. */
 static inline void ireec_uk_dwconv_run(const ireec_uk_dwconv_params_t *p) {
+  const ireec_uk_dwconv_fn fn = ireec_uk_dwconv_select();
 #if defined(IREEC_UK_VECTOR) || defined(IREEC_UK_X86)
-  if (p->KH > 0 && p->KW > 0 && ireec_uk_dwconv_small_image(p, ireec_uk_dwconv_select())) return;
+  if (p->KH > 0 && p->KW > 0 && ireec_uk_dwconv_small_image(p, fn)) return;
 #endif
-  ireec_uk_dwconv_select()(p);
+  fn(p);
 }
 
 /* ireec_uk_dwconv: see above. Sizes are elements; strides may be any value. */

@@ -13,7 +13,7 @@ The same conditions decide it in the three places that must agree:
 * :mod:`.select_lowering_strategy` leaves the pad out of the distribution and of the stack
   budget, so the output rows are distributed as without the pad (:func:`folds_tensor_pad`);
 * :mod:`.cpu_lower_to_ukernels` calls ``ireec_uk_dwconv_padded`` on the pad's source and
-  erases the stack array bufferization gave it (:func:`padded_geometry`).
+  erases the stack array bufferization gave it (:func:`geometry`).
 
 The conditions: the padding value is a float zero; the image's innermost dim is the
 convolution's channel dim (channels-last: the kernel's border pixels are runs of whole
