@@ -166,7 +166,8 @@ def test_opt_lists_every_pipeline_pass(capsys):
     rc, out, _ = run(capsys, "opt", "--list-passes")
     assert rc == 0
     listed = [ln.split()[0] for ln in out.splitlines()[1:]]
-    assert listed[:len(PIPELINE)] == [cls.name for _, cls, _ in PIPELINE]
+    names = list(dict.fromkeys(cls.name for _, cls, _ in PIPELINE))  # a pass run twice is listed once
+    assert listed[:len(names)] == names
 
 
 def test_opt_unknown_pass_lists_the_known_ones(capsys):

@@ -160,8 +160,11 @@ def _elementwise(op: Operation) -> bool:
 
 
 def _full(m: AffineMap) -> bool:
-    """Whether ``m`` reads a whole operand of the loops' rank (a permutation of all loops)."""
-    return len(m.results) == m.num_dims and m.is_projected_permutation()
+    """Whether ``m`` reads a whole operand of the loops' rank (a permutation of all loops).
+    A map with a constant 0 among its results (TOSA's per-channel ``tensor<1xCx1x1xf32>``
+    read as ``(d0, d1, 0, 0)``) reads a broadcast, not a whole operand."""
+    return (len(m.results) == m.num_dims and all(isinstance(e, AffineDim) for e in m.results)
+            and m.is_projected_permutation())
 
 
 def _broadcast_only(op: Operation) -> bool:
