@@ -162,10 +162,13 @@ def test_strict_fp_keeps_the_loop_nest_bits(layout):
     np.testing.assert_array_equal(ireec.compile_source(src, target=strict).f(x, flt, b), want)
 
 
-@pytest.mark.parametrize("c,f,uses", [(12, 15, False), (12, 16, True), (8, 16, False)])
+@pytest.mark.parametrize("c,f,uses", [(12, 16, True), (8, 16, False), (8, 8, False), (12, 15, True),
+                                      (4, 12, True), (3, 12, False), (8, 20, True), (3, 24, False)])
 def test_nhwc_needs_enough_channels(c, f, uses):
     """NHWC takes im2col with 16+ output channels (the GEMM's contiguous columns) and 12+
-    input channels per tap (im2col.profitable); the loop nest otherwise."""
+    input channels per tap, or with more than 8 output channels that are no multiple of 16
+    (the nest's vector has a remainder) and 4+ input channels per tap (im2col.profitable);
+    the loop nest otherwise."""
     src = _conv_src("nhwc", 1, c, 12, 12, f, 5, 5)
     assert ("ireec.im2col" in compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text) == uses
     x, flt, b = _operands("nhwc", 1, c, 12, 12, f, 5, 5)
@@ -206,9 +209,11 @@ def test_small_stack_budget_packs_chunks(tmp_path, capsys):
     np.testing.assert_allclose(m.f(x, flt, b), _reference("nchw", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-3)
 
 
-def test_generic_convolution_and_wide_channels_keep_their_forms():
-    """A convolution written as a linalg.generic (NCHW, 2 channels) takes im2col; an NHWC
-    one with 16 channels keeps the per-tap implicit GEMM (no im2col marker)."""
+def test_generic_convolution_and_long_windows_keep_their_forms():
+    """A convolution written as a linalg.generic (NCHW, 2 channels) takes im2col; so does an
+    NHWC one with 16 input channels, which the per-tap implicit GEMM also takes (one GEMM over
+    the whole window is faster); one whose window (256 channels x 3 x 3 = 9 KiB a pixel)
+    leaves no chunk of 8 pixels within the stack budget keeps the per-tap calls."""
     src = """
 func.func @f(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x7x7xf32> {
   %zero = arith.constant 0.0 : f32
@@ -237,8 +242,13 @@ func.func @f(%x: tensor<1x2x9x9xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x7x7
     got = ireec.compile_source(src, target="c").f(x, flt)
     np.testing.assert_allclose(np.maximum(got, 0), want, rtol=1e-4, atol=1e-4)
     wide = _conv_src("nhwc", 1, 16, 12, 12, 20, 3, 3)
-    assert "ireec.im2col" not in compile_to_c(wide, "t.mlir", target="c", compile_to="hal").ir_text
-    assert "ireec_uk_sgemm" in compile_to_c(wide, "t.mlir", target="c").files["t_kernels.c"]
+    assert "ireec.im2col" in compile_to_c(wide, "t.mlir", target="c", compile_to="hal").ir_text
+    long = _conv_src("nhwc", 1, 256, 12, 12, 16, 3, 3)
+    assert "ireec.im2col" not in compile_to_c(long, "t.mlir", target="c", compile_to="hal").ir_text
+    assert "ireec_uk_sgemm" in compile_to_c(long, "t.mlir", target="c").files["t_kernels.c"]
+    x, flt, b = _operands("nhwc", 1, 256, 12, 12, 16, 3, 3)
+    got = ireec.compile_source(long, target="c").f(x, flt, b)
+    np.testing.assert_allclose(got, _reference("nhwc", x, flt, b, 1, 1, 0), rtol=1e-4, atol=1e-3)
 
 
 def test_image_prologue_is_applied_while_packing():

@@ -228,12 +228,19 @@ func.func @f(%x: tensor<{x}>, %w: tensor<{flt}>) -> tensor<{out}> {{
     (1, 13, 12, 24, 3, 2, 33, 2, 1),
     (1, 12, 12, 32, 3, 3, 8, 1, 2),
     (2, 7, 7, 64, 1, 1, 70, 1, 1),  # 1x1: one tap
+    # Windows of 9 KiB a pixel, no 8-pixel chunk of which fits im2col's stack budget: one
+    # call per output row and tap.
+    (1, 6, 12, 256, 3, 3, 24, 1, 1),
+    (1, 9, 23, 256, 3, 3, 16, 2, 1),
 ])
 def test_conv_through_the_ukernel(target, n, h, w, c, kh, kw, f, stride, dilation):
-    """NHWC/HWCF convolutions (with a fused relu) call the micro-kernel once per batch
-    element, output row and filter tap (implicit GEMM) and match numpy."""
+    """NHWC/HWCF convolutions (with a fused relu) call the sgemm micro-kernel, by im2col or,
+    for windows too long for its chunks, once per batch element, output row and filter tap
+    (implicit GEMM), and match numpy."""
     src, oh, ow = _conv_src(n, h, w, c, kh, kw, f, stride, dilation)
     assert "ireec_uk_sgemm" in compile_to_c(src, "t.mlir", target=target).files["t_kernels.c"]
+    im2col = c != 256 and kh * kw > 1  # a 1x1 window is a plain GEMM
+    assert ("ireec.im2col" in compile_to_c(src, "t.mlir", target=target, compile_to="hal").ir_text) == im2col
     r = np.random.default_rng(5)
     x = r.standard_normal((n, h, w, c)).astype(np.float32)
     flt = r.standard_normal((kh, kw, c, f)).astype(np.float32)
@@ -266,19 +273,20 @@ def test_conv_strict_fp_keeps_the_loop_nest_bits():
 def test_first_filter_tap_starts_from_zero():
     """The zero fill before an implicit-GEMM convolution is dropped: the call of the first
     filter tap overwrites the output row, the later taps add to it (at hal the call carries
-    ``accumulate_after_first``); the strict-fp bits above and numpy still match."""
-    src, oh, ow = _conv_src(1, 8, 9, 16, 3, 3, 20, 1, 1)
+    ``accumulate_after_first``); the strict-fp bits above and numpy still match. (256 input
+    channels: a window too long for im2col's chunks, so the per-tap calls stay.)"""
+    src, oh, ow = _conv_src(1, 8, 12, 256, 3, 3, 20, 1, 1)
     hal = compile_to_c(src, "t.mlir", target="c", compile_to="hal").ir_text
     assert "accumulate_after_first" in hal
     kernels = compile_to_c(src, "t.mlir", target="c").files["t_kernels.c"]
     assert "!= 0 ? IREEC_UK_FLAG_ACCUMULATE : 0)" in kernels
     assert not re.search(r"binding2\[[^\]]*\] = 0\.0f;", kernels)  # no zero fill of the output
     r = np.random.default_rng(7)
-    x = r.standard_normal((1, 8, 9, 16)).astype(np.float32)
-    flt = r.standard_normal((3, 3, 16, 20)).astype(np.float32)
+    x = r.standard_normal((1, 8, 12, 256)).astype(np.float32)
+    flt = r.standard_normal((3, 3, 256, 20)).astype(np.float32)
     want = sum(x[:, a:a + oh, b:b + ow, :].astype(np.float64) @ flt[a, b] for a in range(3) for b in range(3))
     np.testing.assert_allclose(ireec.compile_source(src, target="openmp").f(x, flt), np.maximum(want, 0),
-                               rtol=1e-4, atol=1e-4 * 12)
+                               rtol=1e-4, atol=1e-4 * 48)
 
 
 @pytest.mark.parametrize("target", ["c", "openmp"])

@@ -292,7 +292,10 @@ def lower_dwconv(op: Operation, lb: LoopBounds, erase_after: Optional[List[Opera
 
 
 def _is_sgemm(op: Operation) -> bool:
-    return "ireec.ukernel_blocking" in op.attributes and UK.ukernel_name(op) == UK.SGEMM
+    """Marked for the sgemm micro-kernel and not for im2col (:mod:`.convert_conv_to_im2col`
+    lowers those, whether or not their taps would also fit a per-tap call)."""
+    return ("ireec.ukernel_blocking" in op.attributes and "ireec.im2col" not in op.attributes
+            and UK.ukernel_name(op) == UK.SGEMM)
 
 
 def _is_igemm(op: Operation) -> bool:

@@ -13,11 +13,21 @@ output pixels of the workgroup's tile,
    contiguous dim is a pixel dim (NCHW: pixels are the GEMM's columns), ``C[p, f] +=
    Col[p, (kh, kw, c)] * W[(kh, kw, c), f]`` when it is ``f`` (NHWC: pixels are its rows).
 
-It is chosen for convolutions the per-tap implicit GEMM of :mod:`.ukernels` does not take
-(its ``K`` is one tap's input channels: below :data:`.ukernels.CONV_MIN_K`, or an NCHW
-layout whose roles do not fit) when the whole window ``K`` is at least
-:data:`.ukernels.CONV_MIN_K`. The reduction order of ``Col`` and ``W`` is the plain loop
-nest's (``convert-linalg-to-loops``' stride-sorted order, which must be the filter's layout
+It is chosen when the whole window ``K`` is at least :data:`.ukernels.CONV_MIN_K`, for
+convolutions the per-tap implicit GEMM of :mod:`.ukernels` does not take (its ``K`` is one
+tap's input channels: below :data:`.ukernels.CONV_MIN_K`, or an NCHW layout whose roles do
+not fit) where :func:`profitable` expects it to beat the loop nest, and for those it does
+take wherever a chunk of the tile's pixels fits the stack budget (else the per-tap calls
+stay; the lowering strategy decides, ``select_lowering_strategy._im2col_match``). One GEMM
+over the whole window and a chunk of pixels beats one call per output row and tap, whose
+``M`` is the row's few pixels and whose ``K`` is one tap's channels: measured with gcc 12
+on an AMD EPYC (AVX-512, c target, one thread, median of interleaved runs), NHWC/HWCF 3x3
+stride 1 unless said, per-tap / im2col in us: 10x10 24 -> 24 (TOSA ResNet's stage 2) 25 /
+15, 3x3 96 -> 96 21 / 14, 20x20 16 -> 12 62 / 26, 20x20 16 -> 16 35 / 23, 32x32 16 -> 16
+70 / 53, 112x112 16 -> 16 766 / 619, 28x28 32 -> 64 stride 2 315 / 277, 56x56 32 -> 32 605
+/ 565, 56x56 64 -> 64 2178 / 2208, 28x28 128 -> 128 2182 / 2143; 14x14 256 -> 256 (9 KiB
+of window a pixel: no chunk fits) stays per-tap. The reduction order of ``Col`` and ``W``
+is the plain loop nest's (``convert-linalg-to-loops``' stride-sorted order, which must be the filter's layout
 order so that ``W`` is one flat ``K`` axis): every output element sees its products in the
 same order as in the loop nest, so ``--strict-fp`` builds stay bitwise equal to it.
 
@@ -105,10 +115,11 @@ def match_im2col(op, order: Optional[Sequence[int]] = None) -> Optional[Im2colMa
     reduction dim, those of range > 1 consecutive and (f32) in ``order``'s order, plus one
     parallel dim ``f`` of the output; an image indexed by sums of dims times positive
     constants, with every parallel dim but ``f`` and every reduction dim; ``K >=
-    CONV_MIN_K`` (integer: :data:`INT_MIN_K`); and no micro-kernel match of
-    :func:`.ukernels.match_sgemm` / :func:`.ukernels.match_igemm` (which take the op
-    first). The integer form's ``red`` is the filter's layout order."""
-    if op.name != "linalg.generic" or UK.match_sgemm(op) is not None:
+    CONV_MIN_K`` (integer: :data:`INT_MIN_K`); for the integer form, no match of
+    :func:`.ukernels.match_igemm` (which takes the op first). An f32 convolution the per-tap
+    calls of :func:`.ukernels.match_sgemm` also take matches too: the lowering strategy
+    chooses between them. The integer form's ``red`` is the filter's layout order."""
+    if op.name != "linalg.generic":
         return None
     ins, outs = L.inputs(op), L.outputs(op)
     factors = None
@@ -288,6 +299,16 @@ MIN_CHUNK_PIXELS = 8
 #: which the nest recomputes for every output channel and im2col once per patch element,
 #: faster (the model 1.14x), its 1 -> 6 (5x5) slower.
 MIN_NHWC_CHANNELS, MIN_NHWC_TAP_CHANNELS = 16, 12
+#: Output channels the nest's vector along ``f`` takes whole (AVX-512's 16 floats), and the
+#: fewest input channels per tap for im2col when more than :data:`NEST_VECTOR_MIN` output
+#: channels are not a multiple of it: the nest then runs a narrower remainder (or all of
+#: ``f`` in narrow pieces), and im2col's GEMM wins from a few input channels on. Measured
+#: as above on 20x20 outputs (3x3), loop nest / im2col in us: 12 -> 12 36.9 / 21.1 (the
+#: TOSA ResNet's first stage), 8 -> 12 25.0 / 17.2, 8 -> 20 38.8 / 25.9, 8 -> 24 26.1 /
+#: 21.2, 4 -> 12 14.4 / 13.0; with 3 input channels the nest stays ahead or even (3 -> 12
+#: 11.0 / 12.6, 3 -> 24 12.5 / 13.0), and with whole vectors too (8 -> 8 11.6 / 12.4, 6 ->
+#: 6 11.6 / 15.2, 3 -> 16 7.1 / 10.8).
+NEST_VECTOR, NEST_VECTOR_MIN, MIN_RAGGED_TAP_CHANNELS = 16, 8, 4
 
 
 def profitable(op, match: Im2colMatch) -> bool:
@@ -298,7 +319,9 @@ def profitable(op, match: Im2colMatch) -> bool:
     channels 3x3 stride 2 on 33x33: 117 -> 15 us), and in the NHWC/HWCF form (the output
     channels contiguous in the output and the filter) with :data:`MIN_NHWC_CHANNELS` output
     channels and either :data:`MIN_NHWC_TAP_CHANNELS` input channels per tap or an image
-    prologue."""
+    prologue, or with more than :data:`NEST_VECTOR_MIN` output channels that are not a
+    multiple of :data:`NEST_VECTOR` and :data:`MIN_RAGGED_TAP_CHANNELS` input channels per
+    tap."""
     if match.integer:
         return True
     out = output_dims(op)
@@ -308,9 +331,12 @@ def profitable(op, match: Im2colMatch) -> bool:
     if not filter_dims or filter_dims[-1] != match.f:
         return True
     ranges = L.loop_ranges(op)
-    if ranges[match.f] < MIN_NHWC_CHANNELS:
+    f, c = ranges[match.f], ranges[match.red[-1]]
+    if f > NEST_VECTOR_MIN and f % NEST_VECTOR and c >= MIN_RAGGED_TAP_CHANNELS:
+        return True
+    if f < MIN_NHWC_CHANNELS:
         return False
-    return ranges[match.red[-1]] >= MIN_NHWC_TAP_CHANNELS or bool(image_prologue(op, 1 - match.w))
+    return c >= MIN_NHWC_TAP_CHANNELS or bool(image_prologue(op, 1 - match.w))
 
 
 def chunk_pixels(pixel_bytes: int, tile_pixels: int, budget: int) -> int:

@@ -243,7 +243,20 @@ def _ukernel_match(root: Operation, ctx: PassContext):
         match = UK.match_igemm(root)
     if match is None or any(r is None for r in L.loop_ranges(root)):
         return None
+    if match.taps and _im2col_match(root, ctx) is not None:
+        return None  # a convolution both take: im2col (see _im2col_match)
     return match
+
+
+def _im2col_chunk(root: Operation, match, ctx: PassContext, tile_of_dim) -> int:
+    """The output pixels per ``Col`` chunk of im2col convolution ``root``
+    (:func:`.im2col.plan_chunk`; 0 when none fits the stack budget) for workgroup tiles
+    ``tile_of_dim(d)``."""
+    ranges = L.loop_ranges(root)
+    out_dims = IM.output_dims(root)
+    transposed_out = IM.pixels_are_rows(root, match) and out_dims[-1] != match.f
+    budget = IM.col_budget(ctx.max_stack_bytes, transposed_out, match.esize * match.k)
+    return IM.plan_chunk(match, out_dims, ranges, tile_of_dim, budget, transposed_out)
 
 
 def _dwconv_match(root: Operation, ctx: PassContext):
@@ -320,7 +333,15 @@ def _im2col_match(root: Operation, ctx: PassContext):
     match = IM.match_im2col(root)
     if match is None or not UK.target_has(ctx.target, UK.IGEMM if match.integer else UK.SGEMM):
         return None
-    return match if IM.profitable(root, match) else None
+    per_tap = None if match.integer else UK.match_sgemm(root)
+    if per_tap is None:
+        return match if IM.profitable(root, match) else None
+    if not per_tap.taps:
+        return None  # a matmul form (a 1x1 window): the sgemm micro-kernel takes it whole
+    # A convolution the per-tap sgemm calls of .ukernels also take: im2col where a chunk
+    # of its whole window fits the stack (measured: the .im2col module docstring).
+    ranges = L.loop_ranges(root)
+    return match if _im2col_chunk(root, match, ctx, lambda d: ranges[d]) else None
 
 
 def _im2col_tiles(root, compute, dist, stored, ctx) -> Optional[List[int]]:
@@ -397,9 +418,7 @@ def _im2col_config(root: Operation, match, per_loop: List[int], ctx: PassContext
     out_dims = IM.output_dims(root)
     budget = ctx.max_stack_bytes
     rows_are_pixels = IM.pixels_are_rows(root, match)  # NHWC or a channels-last filter
-    transposed_out = rows_are_pixels and out_dims[-1] != match.f
-    pixels = IM.plan_chunk(match, out_dims, ranges, lambda d: per_loop[d] or ranges[d],
-                           IM.col_budget(budget, transposed_out, match.esize * match.k), transposed_out)
+    pixels = _im2col_chunk(root, match, ctx, lambda d: per_loop[d] or ranges[d])
     if not pixels:
         return []
     f = per_loop[match.f] or ranges[match.f]

@@ -19,7 +19,8 @@ Convolutions (NHWC input, HWCF filter, any strides and dilations: ``linalg.conv_
 after generalisation) take the same micro-kernel as an implicit GEMM: per batch element,
 output row and filter tap, ``C[n, oh, ow.., f..] += In[n, oh*s + kh, (ow*s + kw).., c] *
 W[kh, kw, c, f..]`` is an sgemm with rows ``ow`` (A's row stride ``s * C``), columns ``f`` and
-reduction ``c``.
+reduction ``c``. The lowering strategy takes that form only where :mod:`.im2col` (one GEMM
+over the whole window) cannot chunk the window within the stack budget.
 
 Packing buffers: the ``work`` array is a local array of the workgroup function (stack), as
 IREE's CPU backend keeps its packed tiles in stack allocations: kernels stay allocation-free
