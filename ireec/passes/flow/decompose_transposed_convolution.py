@@ -36,6 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...dialects import linalg as L
 from ...dialects.tensor import segment_sizes
 from ...ir import types as T
+from ...ir.affine import AffineDim, AffineMap
 from ...ir.attributes import FloatAttr, i64_array
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ..pass_base import Pass, PassContext, functions, register_pass
@@ -92,8 +93,9 @@ def _pad(b: Builder, v: Value, low: Sequence[int], high: Sequence[int], zero: Va
 
 
 def _init(b: Builder, init: Value, offsets, sizes, strides) -> Value:
-    """The phase's part of the convolution's init: a fill or broadcast rebuilt at its shape
-    (so it stays the bias start the micro-kernel reads), else a strided slice."""
+    """The phase's part of the convolution's init: a fill or broadcast (``linalg.broadcast``,
+    or a broadcast generic reading no sliced dim) rebuilt at its shape (so it stays the bias
+    start the micro-kernel reads), else a strided slice."""
     producer = init.owner
     rt = T.TensorType(tuple(sizes), init.type.element_type)
     if isinstance(producer, Operation) and producer.name == "linalg.fill":
@@ -104,6 +106,15 @@ def _init(b: Builder, init: Value, offsets, sizes, strides) -> Value:
         return b.create("linalg.broadcast", [x, empty], [rt],
                         {"dimensions": producer.attributes["dimensions"]},
                         regions=[L.identity_region([x.type, rt])]).result
+    if isinstance(producer, Operation) and producer.name == "linalg.generic" and L.is_pure_broadcast(producer) \
+            and len(L.inputs(producer)) == 1:
+        # A broadcast generic (TOSA's bias start): rebuilt when the dims it reads are whole.
+        m = L.indexing_maps(producer)[0]
+        read = {e.pos for e in m.results if isinstance(e, AffineDim)}
+        if all(offsets[d] == 0 and strides[d] == 1 and sizes[d] == init.type.shape[d] for d in read):
+            empty = b.create("tensor.empty", [], [rt]).result
+            return L.build_generic([L.inputs(producer)[0]], [empty], [m, AffineMap.identity(rt.rank)],
+                                   L.iterator_types(producer), lambda sb, a: [a[0]], builder=b).results[0]
     return _slice(b, init, offsets, sizes, strides)
 
 

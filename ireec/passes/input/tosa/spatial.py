@@ -33,8 +33,10 @@ from ....ir import types as T
 from ....ir.affine import AffineDim, AffineMap
 from ....ir.attributes import FloatAttr, IntegerAttr
 from ....ir.core import Block, Builder, Operation, Region, Value
-from .utils import (I1, I64, INDEX, const_ints, constant, empty, enum_attr, extract, fail, int_array_attr,
-                    is_float, linalg_index, static)
+from .data_movement import insert_slice
+from .matmul_conv import _window_attrs
+from .utils import (I1, I64, INDEX, const_ints, constant, empty, enum_attr, extract, fail, filled,
+                    int_array_attr, is_float, linalg_index, named, static)
 
 PATTERNS: Dict = {}
 
@@ -121,6 +123,10 @@ def _transpose_conv2d(op: Operation, b: Builder):
     x_zp, w_zp = _zp(op, 3, "input_zp"), _zp(op, 4, "weight_zp")
     acc = _acc_type(op, rt.element_type)
     init = _bias_acc(op, b, bias, T.TensorType(rt.shape, acc))
+    kh, kw = wt.shape[1], wt.shape[2]
+    if (is_float(xt.element_type) and xt.element_type == acc and x_zp == 0 and w_zp == 0
+            and min(out_pad[:2]) >= 1 - kh and min(out_pad[2:]) >= 1 - kw):
+        return [_to(b, _stuffed_conv(b, x, w, init, out_pad, stride), rt.element_type)]
     ih, iw = xt.shape[1], xt.shape[2]
     d = [AffineDim(i) for i in range(7)]  # n, oy, ox, oc, ky, kx, ic
     m_w = AffineMap(7, 0, (d[3], d[4], d[5], d[6]))
@@ -153,6 +159,31 @@ def _transpose_conv2d(op: Operation, b: Builder):
 
 
 PATTERNS["tosa.transpose_conv2d"] = _transpose_conv2d
+
+
+def _stuffed_conv(b: Builder, x: Value, w: Value, init: Value, out_pad: List[int],
+                  stride: List[int]) -> Value:
+    """``transpose_conv2d`` as the convolution of the zero-stuffed image with the flipped
+    filter, the form PyTorch's and StableHLO's exports use (a ``tensor.insert_slice`` of the
+    image with ``stride`` into zeros, a stride-1 ``linalg.conv_2d_nhwc_hwcf``), which
+    :mod:`...flow.decompose_transposed_convolution` then splits into one small convolution
+    per output phase. Along a spatial dim with ``K`` taps, stride ``s`` and ``out_pad``'s
+    leading and trailing ``p``, ``q`` (both at least ``1 - K``): ``out[o] = sum_k x[i] w[k]``
+    over ``i*s + p + k = o`` is ``sum_k' z[o + k'] w[K-1-k']`` with ``z`` the image stuffed
+    with ``s - 1`` zeros between its elements, ``K - 1 + p`` zeros before and ``OH + K - 1``
+    elements in all (``K - 1 + q`` zeros after). ``init``: the bias start ``[n, OH, OW, OC]``."""
+    xt, wt, it = x.type, w.type, init.type
+    oc, kh, kw, ic = wt.shape
+    n, oh, ow = it.shape[:3]
+    zt = T.TensorType((n, oh + kh - 1, ow + kw - 1, ic), xt.element_type)
+    z = insert_slice(b, x, filled(b, zt, 0.0), [0, kh - 1 + out_pad[0], kw - 1 + out_pad[2], 0],
+                     list(xt.shape), [1, stride[0], stride[1], 1])
+    d = [AffineDim(i) for i in range(4)]  # ky', kx', ic, oc of the flipped HWCF filter
+    flip = AffineMap(4, 0, (d[3], d[0] * -1 + (kh - 1), d[1] * -1 + (kw - 1), d[2]))
+    ft = T.TensorType((kh, kw, ic, oc), wt.element_type)
+    wf = L.build_generic([w], [empty(b, ft)], [flip, AffineMap.identity(4)], ["parallel"] * 4,
+                         lambda sb, a: [a[0]], builder=b).results[0]
+    return named(b, "conv_2d_nhwc_hwcf", [z, wf], [init], _window_attrs([1, 1], [1, 1]))
 
 
 def _icmp(sb, pred: str, a: Value, c: Value) -> Value:
