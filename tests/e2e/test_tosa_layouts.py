@@ -205,3 +205,36 @@ def test_pad_is_cut_only_into_whole_cache_lines(shape, low, high, workgroups):
     x = RNG.standard_normal(shape).astype(np.float32)
     got = ireec.compile_source(src, target="openmp").f(x)
     np.testing.assert_array_equal(got, np.pad(x, list(zip(low, high))))
+
+
+W3 = RNG.standard_normal((8, 1, 1, 4)).astype(np.float32)
+B3 = RNG.standard_normal(8).astype(np.float32)
+#: torch-mlir's TOSA form of a strided 1x1 convolution (a ResNet's downsample): TOSA wants the
+#: stride to divide the image, so the exporter slices the transposed image first, twice.
+STRIDED_1X1 = ("module {\n  func.func @f(%x: tensor<1x4x10x10xf32>) -> tensor<1x8x5x5xf32> {\n"
+               + _const("w3", W3) + _const("b3", B3) + """\
+    %zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+    %start = tosa.const_shape {values = dense<0> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %rows = tosa.const_shape {values = dense<[1, 9, 10, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %cols = tosa.const_shape {values = dense<[1, 9, 9, 4]> : tensor<4xindex>} : () -> !tosa.shape<4>
+    %xt = tosa.transpose %x {perms = array<i32: 0, 2, 3, 1>} : (tensor<1x4x10x10xf32>) -> tensor<1x10x10x4xf32>
+    %s1 = tosa.slice %xt, %start, %rows : (tensor<1x10x10x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x9x10x4xf32>
+    %s2 = tosa.slice %s1, %start, %cols : (tensor<1x9x10x4xf32>, !tosa.shape<4>, !tosa.shape<4>) -> tensor<1x9x9x4xf32>
+    %c = tosa.conv2d %s2, %w3, %b3, %zp, %zp {acc_type = f32, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>, dilation = array<i64: 1, 1>} : (tensor<1x9x9x4xf32>, tensor<8x1x1x4xf32>, tensor<8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x5x5x8xf32>
+    %t = tosa.transpose %c {perms = array<i32: 0, 3, 1, 2>} : (tensor<1x5x5x8xf32>) -> tensor<1x8x5x5xf32>
+    return %t : tensor<1x8x5x5xf32>
+  }
+}
+""")
+
+
+def test_transposes_sink_through_slices_to_a_strided_1x1_convolution():
+    """The slices of the transposed image take the transpose below them, where it cancels
+    against the convolution's: one NCHW convolution and no transpose."""
+    flow = compile_to_c(STRIDED_1X1, "t.mlir", target="c", compile_to="flow").ir_text
+    assert "linalg.transpose" not in flow and "nhwc" not in flow
+    x = RNG.standard_normal((1, 4, 10, 10)).astype(np.float32)
+    want = _conv_nhwc(x.transpose(0, 2, 3, 1)[:, :9, :9], W3, B3, 0, stride=2).transpose(0, 3, 1, 2)
+    for target in ("c", "openmp"):
+        np.testing.assert_allclose(ireec.compile_source(STRIDED_1X1, target=target).f(x), want,
+                                   rtol=1e-4, atol=1e-4)

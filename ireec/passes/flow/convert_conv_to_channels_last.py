@@ -137,19 +137,28 @@ def qualifies(op: Operation) -> bool:
                                or _reaches_channels_last(op.results[0]))
 
 
+#: Ops between a value and the image of a convolution that transposes move through
+#: (:mod:`.propagate_linalg_transpose`): a pad, a slice keeping every dim.
+_IMAGE_PATH = ("tensor.pad", "tensor.extract_slice")
+
+
+def _through(op) -> bool:
+    return (isinstance(op, Operation) and op.name in _IMAGE_PATH and len(op.operands) == 1
+            and op.results[0].type.rank == op.operands[0].type.rank and len(op.results[0].uses) == 1)
+
+
 def _image_source(op: Operation) -> Value:
-    """``op``'s image, or the source of the pad it is when that pad has no other user."""
+    """``op``'s image, or what the pads and slices it is made by (each used once) start from."""
     v = L.inputs(op)[0]
-    pad = v.owner
-    if isinstance(pad, Operation) and pad.name == "tensor.pad" and len(pad.results[0].uses) == 1:
-        return pad.operands[0]
+    while _through(v.owner):
+        v = v.owner.operands[0]
     return v
 
 
 def _feeds_image(user: Operation, pos: int, members: Set[Operation]) -> bool:
     """Whether operand ``pos`` of ``user`` is the image of a member of ``members``, directly
-    or through a pad used once."""
-    if user.name == "tensor.pad" and len(user.results[0].uses) == 1:
+    or through pads and slices each used once."""
+    while _through(user):
         user, pos = next(iter(user.results[0].uses))
     return user in members and pos == 0
 
@@ -157,7 +166,7 @@ def _feeds_image(user: Operation, pos: int, members: Set[Operation]) -> bool:
 def channels_first(blk) -> List[Operation]:
     """The ops of :data:`CHANNELS_FIRST_TWIN` in ``blk`` (static shapes) that convert to
     NCHW with every transpose around them cancelling: each one's image is a transpose into
-    NHWC or another such op's result (directly or through a pad used once), and its result
+    NHWC or another such op's result (directly or through pads and slices each used once), and its result
     goes only to transposes back to NCHW and to such images. The largest such set: start
     from all and drop the ops that break the rule until none does."""
     members = {op for op in blk.ops if op.name in CHANNELS_FIRST_TWIN and len(op.results) == 1

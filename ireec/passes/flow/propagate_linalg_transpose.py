@@ -27,6 +27,9 @@ patterns applies: the sinking ones, then the hoisting of the transposes left abo
   becomes ``p[k]``, in every map and ``linalg.index``): its result is then in the sources'
   layout, and a transpose by ``p`` after it gives the old value. Inputs of lower rank (a
   per-channel scale, a scalar) only have their maps renumbered.
+* **sink through a slice**: ``extract_slice(transpose(v, p))`` (every dim kept) is
+  ``transpose(extract_slice'(v), p)`` with the offsets, sizes and strides permuted (TOSA's
+  strided 1x1 convolution reads a slice of its image).
 * **sink through a pad**: ``pad(transpose(v, p))`` is ``transpose(pad'(v), p)`` with the
   padding amounts permuted (``low'[p[i]] = low[i]``); and a transpose of a pad of anything
   else goes above it (``transpose(pad(v), p)`` is ``pad'(transpose(v, p))``), so the pad meets
@@ -40,7 +43,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...dialects import linalg as L
-from ...dialects.tensor import pad_low_high
+from ...dialects.tensor import pad_low_high, static_list
 from ...ir import types as T
 from ...ir.affine import AffineDim, AffineMap
 from ...ir.attributes import IntegerAttr, i64_array
@@ -278,6 +281,31 @@ def _sink_through_pad(op: Operation) -> bool:
     return True
 
 
+def _sink_through_slice(op: Operation) -> bool:
+    """extract_slice(transpose(v, p)) -> transpose(extract_slice'(v), p), for a slice that
+    keeps every dim (its offsets, sizes and strides permuted: ``s'[p[i]] = s[i]``)."""
+    src = op.operands[0]
+    p = permutation(src.owner)
+    if p is None or len(op.operands) != 1 or op.results[0].type.rank != src.type.rank:
+        return False
+    b = Builder.before(op)
+    parts = [static_list(op, n) for n in ("static_offsets", "static_sizes", "static_strides")]
+    moved = []
+    for vals in parts:
+        new = [0] * len(p)
+        for i, x in enumerate(p):
+            new[x] = vals[i]
+        moved.append(new)
+    source = src.owner.operands[0]
+    rt = T.TensorType(tuple(moved[1]), source.type.element_type)
+    attrs = {k: a for k, a in op.attributes.items() if k not in ("static_offsets", "static_sizes", "static_strides")}
+    attrs.update({"static_offsets": i64_array(moved[0]), "static_sizes": i64_array(moved[1]),
+                  "static_strides": i64_array(moved[2])})
+    sliced = b.create("tensor.extract_slice", [source], [rt], attrs).result
+    _replace(op, transpose(b, sliced, p))
+    return True
+
+
 def _hoist_above_pad(op: Operation) -> bool:
     """transpose(pad(v), p) -> pad'(transpose(v, p)), for a pad of a non-transpose used once."""
     pad = op.operands[0].owner
@@ -310,6 +338,7 @@ SINK: Dict[str, Callable[[Operation], bool]] = {
     "linalg.transpose": _static_result(_transpose),
     "linalg.generic": _static_result(_sink_through_elementwise),
     "tensor.pad": _static_result(_sink_through_pad),
+    "tensor.extract_slice": _static_result(_sink_through_slice),
 }
 HOIST: Dict[str, Callable[[Operation], bool]] = {
     "linalg.transpose": _static_result(lambda op: _transpose(op) or _hoist_above_pad(op)),
