@@ -2,7 +2,8 @@
 
 Rows: every folder of ``../shared/models/torch_mlir`` with a ``<model>.onnx`` and a
 ``<model>.const.linalg.mlir`` (both take the input ``x`` alone; the weights are constants):
-the whole networks and the blocks (:data:`MODELS`); then the int8 QDQ models of
+the whole networks and the blocks (:data:`MODELS`), each followed by the same network's TOSA
+and StableHLO exports where the folder has them (:data:`OTHER_FORMS`); then the int8 QDQ models of
 ``../shared/models/quant`` (:data:`QUANT_MODELS`), ONNX Runtime on ``<model>.qdq.onnx``
 against each of ireec's forms of it (``.qdq.linalg.mlir`` and ``.qdq.tosa.mlir``).
 
@@ -36,6 +37,10 @@ import numpy as np
 
 #: The torch-mlir models compared, in table order: the whole networks, then the blocks.
 MODELS = ("resnet18", "mobilenetv2", "unet_small", "gpt_block", "mobilenet_block", "lenet", "mlp")
+#: The same network's other exports with constant weights (``<model>.const.<form>.mlir``:
+#: torch-mlir's TOSA, as iree-opt re-prints it and as torch-mlir prints it, and StableHLO),
+#: a row each where the folder has them.
+OTHER_FORMS = ("tosa.ireeopt", "tosa", "stablehlo")
 #: The int8 QDQ models of ``../shared/models/quant`` compared after them, each in both forms.
 QUANT_MODELS = ("cnn_int8", "mlp_int8")
 #: ireec's forms of a QDQ model (``<model>.qdq.<form>.mlir``).
@@ -61,10 +66,14 @@ class ModelFiles:
 
 
 def model_files(root: Path) -> List[ModelFiles]:
-    """The rows, :data:`MODELS` under ``root`` (``../shared/models/torch_mlir``) then
+    """The rows, :data:`MODELS` under ``root`` (``../shared/models/torch_mlir``), each
+    followed by its other exports of :data:`OTHER_FORMS` that the folder has, then
     :data:`QUANT_MODELS` under ``root/../quant`` in each of :data:`QUANT_FORMS`."""
-    rows = [ModelFiles(n, root / n, root / n / f"{n}.onnx", root / n / f"{n}.const.linalg.mlir")
-            for n in MODELS]
+    rows = []
+    for n in MODELS:
+        rows.append(ModelFiles(n, root / n, root / n / f"{n}.onnx", root / n / f"{n}.const.linalg.mlir"))
+        rows += [ModelFiles(f"{n} ({form})", root / n, root / n / f"{n}.onnx", root / n / f"{n}.const.{form}.mlir")
+                 for form in OTHER_FORMS if (root / n / f"{n}.const.{form}.mlir").is_file()]
     for n in QUANT_MODELS:
         folder = root.parent / "quant" / n
         rows += [ModelFiles(f"{n} ({form})", folder, folder / f"{n}.qdq.onnx",

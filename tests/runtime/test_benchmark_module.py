@@ -506,11 +506,12 @@ def test_busy_percentiles_and_table():
     assert (st.median_ms, st.p99_ms, st.max_ms, st.calls) == (1.0, 10.0, 100.0, 100)
     row = busy.Row("gpt_block", "ireec.load", {"quiet": busy.Stats(0.05, 0.1, 0.2, 300),
                                                "busy": busy.Stats(0.1, 0.5, 1.0, 300)},
-                   "GOMP_SPINCOUNT=300 (set by ireec.load)", {"quiet": 0.1, "busy": 0.2})
+                   "GOMP_SPINCOUNT=300 (set by ireec.load)", {"quiet": 0.1, "busy": 0.2},
+                   delayed={"busy": 0.04})
     skipped = busy.Row("resnet18", "ireec.load", skipped="no .onnx")
     text = "\n".join(busy.render_busy([row, skipped], ["- load"], calls=300))
     assert ("| gpt_block | ireec.load | GOMP_SPINCOUNT=300 (set by ireec.load) | — | 0.050 / 0.100 | "
-            "0.100 / 0.500 | 2.0× / 5.0× | — | — | 0.10 / 0.20 / — |") in text
+            "0.100 / 0.500 | 2.0× / 5.0× | 4.0% | — | — | 0.10 / 0.20 / — |") in text
     assert "- `resnet18` / ireec.load: no .onnx" in text
     row.stats["quiet-rt"] = busy.Stats(0.025, 0.05, 0.1, 300)  # the reference of x quiet when present
     text = "\n".join(busy.render_busy([row], ["- load"], calls=300))
@@ -522,8 +523,15 @@ def test_busy_percentiles_and_table():
                    "— (ONNX Runtime's own pool, 2 threads)", {"quiet": 0.0, "busy": 0.1})
     text = "\n".join(busy.render_busy([ort], ["- load"], calls=300))
     assert ("| resnet18 | ONNX Runtime | — (ONNX Runtime's own pool, 2 threads) | — | 0.300 / 0.400 | "
-            "0.360 / 8.000 | 1.2× / 20× | — | — | 0.00 / 0.10 / — |") in text
+            "0.360 / 8.000 | 1.2× / 20× | — | — | — | 0.00 / 0.10 / — |") in text
     assert "`ONNX Runtime` is ONNX Runtime's own call" in text
+
+
+def test_busy_delayed_share():
+    busy = _runner().busy
+    assert busy.delayed_share([0.001] * 96 + [0.006] * 4, 0.001) == pytest.approx(0.04)
+    assert busy.delayed_share([0.001, 0.005], 0.001) == 0.0  # exactly 5x is not over
+    assert busy.delayed_share([], 0.001) != busy.delayed_share([], 0.001)  # nan: nothing timed
 
 
 def test_busy_loopers_end():
