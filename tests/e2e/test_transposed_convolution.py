@@ -90,3 +90,70 @@ def test_matches_numpy(target):
         want = _reference(layout, x.astype(np.float64), flt.astype(np.float64), b, k, s, o, dil, out)
         np.testing.assert_allclose(getattr(m, f"f{i}")(x, flt, b), want, rtol=1e-5, atol=1e-5,
                                    err_msg=f"case {CASES[i]} on {target}")
+
+
+#: StableHLO's transposed convolution (JAX's conv_transpose): ``lhs_dilate`` with padding,
+#: lowered to a ``linalg.generic`` convolution of the dilated, padded image. (dimension
+#: numbers, image, filter, lhs_dilate, padding, reversed window, dilated image shape).
+HLO_CASES = [
+    ("[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]", (1, 4, 5, 6), (3, 4, 3, 3), (2, 2), ((2, 2), (1, 2)), False),
+    ("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", (2, 4, 3, 5), (2, 3, 5, 6), (3, 2), ((1, 1), (2, 0)), True),
+]
+
+
+def _hlo_conv(i, dims, xs, ws, dil, pad, rev, rs):
+    rev_attr = ", reverse = [true, true]" if rev else ""
+    return f"""
+func.func @h{i}(%x: {_t(xs)}, %w: {_t(ws)}) -> {_t(rs)} {{
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = {dims}, window = {{stride = [1, 1], pad = [[{pad[0][0]}, {pad[0][1]}], [{pad[1][0]}, {pad[1][1]}]], lhs_dilate = [{dil[0]}, {dil[1]}], rhs_dilate = [1, 1]{rev_attr}}} {{batch_group_count = 1 : i64, feature_group_count = 1 : i64}} : ({_t(xs)}, {_t(ws)}) -> {_t(rs)}
+  return %0 : {_t(rs)}
+}}
+"""
+
+
+def _hlo_reference(nchw, x, w, dil, pad, rev):
+    """The convolution of the zero-dilated, padded image, in float64 (NCHW / OIHW)."""
+    if not nchw:
+        x, w = x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1)
+    if rev:
+        w = w[:, :, ::-1, ::-1]
+    n, c, h, wd = x.shape
+    z = np.zeros((n, c, (h - 1) * dil[0] + 1, (wd - 1) * dil[1] + 1))
+    z[:, :, ::dil[0], ::dil[1]] = x
+    z = np.pad(z, ((0, 0), (0, 0), pad[0], pad[1]))
+    kh, kw = w.shape[2:]
+    out = (z.shape[2] - kh + 1, z.shape[3] - kw + 1)
+    r = np.zeros((n, w.shape[0]) + out)
+    for ty in range(kh):
+        for tx in range(kw):
+            r += np.einsum("nchw,fc->nfhw", z[:, :, ty: ty + out[0], tx: tx + out[1]], w[:, :, ty, tx])
+    return r if nchw else r.transpose(0, 2, 3, 1)
+
+
+def _hlo_src():
+    src, shapes = "", []
+    rng = np.random.default_rng(4)
+    for i, (dims, xs, ws, dil, pad, rev) in enumerate(HLO_CASES):
+        nchw = dims.startswith("[b, f")
+        x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+        want = _hlo_reference(nchw, x, w, dil, pad, rev)
+        src += _hlo_conv(i, dims, xs, ws, dil, pad, rev, want.shape)
+        shapes.append((x.astype(np.float32), w.astype(np.float32), want))
+    return src, shapes
+
+
+def test_stablehlo_lhs_dilation_is_decomposed():
+    """A generic convolution of a zero-dilated image (StableHLO's lhs_dilate) is split into
+    its phases too: no dispatch computes the dilated image, and the results match numpy."""
+    src, cases = _hlo_src()
+    flow = compile_to_c(src, "t.mlir", target="c", compile_to="flow").ir_text
+    for (dims, xs, ws, dil, pad, rev), (x, w, want) in zip(HLO_CASES, cases):
+        nchw = dims.startswith("[b, f")
+        hw = [(xs[2 if nchw else 1] - 1) * dil[0] + 1 + sum(pad[0]), (xs[3 if nchw else 2] - 1) * dil[1] + 1 + sum(pad[1])]
+        dilated = (xs[0], xs[1], *hw) if nchw else (xs[0], *hw, xs[3])
+        assert _t(dilated) not in flow, dilated
+    for target in ("c", "openmp"):
+        m = ireec.compile_source(src, target=target)
+        for i, (x, w, want) in enumerate(cases):
+            np.testing.assert_allclose(getattr(m, f"h{i}")(x, w), want, rtol=1e-5, atol=1e-5,
+                                       err_msg=f"{HLO_CASES[i]} on {target}")

@@ -24,8 +24,10 @@ Every output element sums the same non-zero products in the same order; only add
 exact zeros are dropped.
 
 Converted: ``linalg.conv_2d_nchw_fchw`` and ``linalg.conv_2d_nhwc_hwcf`` with unit strides
-and dilations on static shapes whose image is such an insert into a fill of zero (strided
-along spatial dims only, some stride above 1). The sub-filters of a constant filter are
+and dilations, and convolutions written as a ``linalg.generic`` of that form (StableHLO's
+``convolution`` with ``lhs_dilation``: any layout and number of spatial dims, see
+:func:`_generic_dims`), on static shapes whose image is such an insert into a fill of zero
+(strided along spatial dims only, some stride above 1). The sub-filters of a constant filter are
 folded by constant evaluation next.
 """
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ...dialects import linalg as L
 from ...dialects.tensor import segment_sizes
 from ...ir import types as T
-from ...ir.affine import AffineDim, AffineMap
+from ...ir.affine import AffineBinary, AffineDim, AffineMap
 from ...ir.attributes import FloatAttr, i64_array
 from ...ir.core import Block, Builder, Operation, Region, Value
 from ..pass_base import Pass, PassContext, functions, register_pass
@@ -136,23 +138,69 @@ def _phase(p: int, s: int, o: int, k: int, n: int, out: int) -> Optional[Tuple[i
     return q, k0, t, start, start - c, c + need - stop
 
 
+def _generic_dims(op: Operation) -> Optional[Tuple[Tuple[int, ...], Tuple[int, ...], Tuple[int, ...]]]:
+    """The (image, filter window, output) positions of each spatial dim of a convolution
+    written as a ``linalg.generic`` (StableHLO's ``convolution``) with unit strides and
+    dilations: every image index a loop dim or ``o + k`` (``o`` a parallel dim indexing the
+    output, ``k`` a reduction dim indexing the filter), the filter and output indexed by
+    plain dims, a multiply-accumulate payload; None for anything else."""
+    maps = L.indexing_maps(op)
+    if len(maps) != 3 or not all(isinstance(e, AffineDim) for m in maps[1:] for e in m.results):
+        return None
+    body = L.payload(op)
+    if [o.name for o in body.ops] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return None
+    its = L.iterator_types(op)
+    out = [e.pos for e in maps[2].results]
+    flt = [e.pos for e in maps[1].results]
+    spatial = []
+    for xd, e in enumerate(maps[0].results):
+        if isinstance(e, AffineDim):
+            continue
+        if not (isinstance(e, AffineBinary) and e.kind == "+" and isinstance(e.lhs, AffineDim)
+                and isinstance(e.rhs, AffineDim)):
+            return None
+        o, k = e.lhs.pos, e.rhs.pos
+        if its[o] != L.PARALLEL:
+            o, k = k, o
+        if its[o] != L.PARALLEL or its[k] != L.REDUCTION or o not in out or k not in flt:
+            return None
+        spatial.append((xd, flt.index(k), out.index(o)))
+    if not spatial:
+        return None
+    return tuple(zip(*spatial))
+
+
+def _conv_dims(op: Operation):
+    """(image, filter window, output) positions of the spatial dims of ``op``, a named
+    convolution of :data:`CONVOLUTIONS` with unit strides and dilations or a generic one
+    (:func:`_generic_dims`); None for anything else."""
+    if op.name == "linalg.generic":
+        return _generic_dims(op)
+    dims = CONVOLUTIONS.get(op.name)
+    if dims is None:
+        return None
+    windows = [L.int_list(op.attributes.get(a), 2) for a in ("strides", "dilations")]
+    return None if any(v != 1 for ws in windows for v in ws) else dims
+
+
 def decompose(op: Operation) -> bool:
     """Rewrite convolution ``op`` as the module docstring describes; False (``op``
     untouched) when it is not of that form."""
-    dims = CONVOLUTIONS.get(op.name)
-    if dims is None or len(op.results) != 1:
+    if len(op.results) != 1 or not L.is_linalg_structured(op) or len(L.outputs(op)) != 1:
         return False
-    x_dims, w_dims, o_dims = dims
-    x, w = L.inputs(op)[:2]
-    init = L.outputs(op)[0]
-    ins = x.owner
+    x = L.inputs(op)[0] if L.inputs(op) else None
+    ins = x.owner if x is not None else None
     if len(L.inputs(op)) != 2 or not (isinstance(ins, Operation) and ins.name == "tensor.insert_slice"):
         return False
     if len(ins.operands) != 2 or not _zero_fill(ins.operands[1]):
         return False
-    windows = [L.int_list(op.attributes.get(a), 2) for a in ("strides", "dilations")]
-    if any(v != 1 for ws in windows for v in ws):
+    dims = _conv_dims(op)
+    if dims is None:
         return False
+    x_dims, w_dims, o_dims = dims
+    w = L.inputs(op)[1]
+    init = L.outputs(op)[0]
     if not all(isinstance(v.type, T.TensorType) and v.type.has_static_shape for v in (x, w, init, ins.operands[0])):
         return False
     offsets, strides = _attr_list(ins, "static_offsets"), _attr_list(ins, "static_strides")
@@ -173,14 +221,14 @@ def decompose(op: Operation) -> bool:
     zero = L.inputs(ins.operands[1].owner)[0]
     result = b.create("tensor.empty", [], [init.type]).result
     attrs = {k: a for k, a in op.attributes.items() if k != "operandSegmentSizes"}
-    for (ph, pw) in product(*per_dim):
+    for phases in product(*per_dim):
         o_off, o_size, o_str = [0] * rank, list(init.type.shape), [1] * rank
         s_off, s_size, s_str = [0] * rank, list(src.type.shape), [1] * rank
         w_off, w_size, w_str = [0] * w.type.rank, list(w.type.shape), [1] * w.type.rank
         low, high = [0] * rank, [0] * rank
         empty_window = False
         for (p, q, k0, t, start, lo, hi), xd, wd, od, s in zip(
-                (ph, pw), x_dims, w_dims, o_dims, (strides[xd] for xd in x_dims)):
+                phases, x_dims, w_dims, o_dims, (strides[xd] for xd in x_dims)):
             o_off[od], o_size[od], o_str[od] = p, q, s
             w_off[wd], w_size[wd], w_str[wd] = k0, t, s
             s_off[xd], s_size[xd] = start, q + t - 1 - lo - hi
@@ -193,11 +241,14 @@ def decompose(op: Operation) -> bool:
             image = _pad(b, _slice(b, src, s_off, s_size, s_str), low, high, zero)
             sub = _slice(b, w, w_off, w_size, w_str)
             rt = phase_init.type
-            operands = [image, sub, phase_init]
-            a = dict(attrs)
-            a["operandSegmentSizes"] = segment_sizes(2, 1)
-            region = L.build_named_region(op.name.split(".", 1)[1], [image.type, sub.type], [rt], a, op.loc)
-            value = b.create(op.name, operands, [rt], a, regions=[region]).result
+            if op.name == "linalg.generic":
+                value = L.build_generic([image, sub], [phase_init], L.indexing_maps(op), L.iterator_types(op),
+                                        op.regions[0].clone({}), loc=op.loc, builder=b).results[0]
+            else:
+                a = dict(attrs)
+                a["operandSegmentSizes"] = segment_sizes(2, 1)
+                region = L.build_named_region(op.name.split(".", 1)[1], [image.type, sub.type], [rt], a, op.loc)
+                value = b.create(op.name, [image, sub, phase_init], [rt], a, regions=[region]).result
         result = b.create("tensor.insert_slice", [value, result], [init.type], {
             "static_offsets": i64_array(o_off), "static_sizes": i64_array(o_size),
             "static_strides": i64_array(o_str), "operandSegmentSizes": segment_sizes(1, 1, 0, 0, 0)}).result
