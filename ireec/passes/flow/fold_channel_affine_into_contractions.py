@@ -31,6 +31,10 @@ activation, a residual addition): read by another contraction instead (MobileNet
 bottleneck), the one addition left is cheap enough for elementwise fusion to recompute in
 that contraction's loops, which then no longer match a micro-kernel, so such chains stay.
 
+A chain of uniform operands only (a scalar scale: the quantization step of a QDQ export
+before its rounding) is left alone: folded, it saves one multiply per output and moved
+cnn_int8's TOSA form from 7.7 to 18.7 us in its first convolution (c, one thread).
+
 Numerics: the products and their sum round differently from the unfolded ops (as in ONNX
 Runtime and TVM); differences are at the last bits of f32. Not run under ``--strict-fp``.
 """
@@ -347,7 +351,8 @@ def fold(op: Operation) -> bool:
         chain.steps.append((name, operand, second))
         chain.generics.append(g)
         value = g.results[0]
-    if not chain.steps or not _ends_in_elementwise(value):
+    if not any(operand.channel_result is not None for _, operand, _ in chain.steps) \
+            or not _ends_in_elementwise(value):
         return False
     _fold(chain, bias)
     return True
