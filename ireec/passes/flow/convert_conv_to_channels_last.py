@@ -33,15 +33,18 @@ Which ops, and why (the CPU micro-kernels; one thread, gcc 12, AVX-512):
   stay NCHW too (the NaN-exact max pool of a 12-channel NHWC image: 28 against 16 us).
 
 The same reasons decide the other way round first: a dense NHWC convolution with an FHWC
-filter (TOSA's ``conv2d``, ``linalg.conv_2d_nhwc_fhwc``) whose image is an NCHW value
-transposed (through a zero pad or not) and whose result only goes back to NCHW through the
-inverse transpose (what torch-mlir's TOSA export writes around every convolution of an NCHW
-network) becomes ``linalg.conv_2d_nchw_fchw`` on the NCHW value, its filter transposed to
-FCHW (:data:`CHANNELS_FIRST_TWIN`); both transposes go, the network runs in the layout its
-torch-mlir linalg form has, and the rules above apply to it alike. TOSA ResNet (the
-``.tosa.ireeopt.mlir`` of torch_mlir/resnet18), c target: 383 -> 285 us; its U-Net (GroupNorm
-stays NCHW, so its NHWC convolutions kept a transposed store each): see
-:data:`CHANNELS_FIRST_TWIN`.
+filter (TOSA's ``conv2d``, ``linalg.conv_2d_nhwc_fhwc``) or an NHWC max or sum pooling whose
+image is an NCHW value transposed (through pads and slices or not) and whose result only
+goes back to NCHW through the inverse transpose (what torch-mlir's TOSA export writes
+around every convolution and pooling of an NCHW network) becomes its NCHW twin
+(:data:`CHANNELS_FIRST_TWIN`), the filter transposed to FCHW. Such ops may also read each
+other's results in NHWC (a pooling read by the next convolution: iree-opt cancelled the
+transposes between them); the set converted is the largest in which every transpose around
+it cancels (:func:`channels_first`). The network then runs in the layout of its torch-mlir
+linalg form, and the rules above apply to it alike. torch-mlir's TOSA ResNet
+(``resnet18.const.tosa.ireeopt.mlir``), c target, one thread: 383 -> 297 us (its linalg
+form: 285); its U-Net: 786 -> 424 us (linalg: 366; its GroupNorm stays NCHW and its
+transposed convolution NHWC, so one transposed elementwise dispatch is left).
 
 Converted on static shapes, on targets that call the sgemm micro-kernel (``c``, ``openmp``;
 the GPU kernels keep the layout they are given). The zero pads of the NHWC depthwise
@@ -82,7 +85,6 @@ CHANNELS_LAST_TWIN: Dict[str, Tuple[str, Tuple[int, ...], bool]] = {
 #: twin's FCHW layout), for convolutions between transposes from and to NCHW.
 CHANNELS_FIRST_TWIN: Dict[str, Tuple[str, Optional[Tuple[int, ...]]]] = {
     "linalg.conv_2d_nhwc_fhwc": ("linalg.conv_2d_nchw_fchw", (0, 3, 1, 2)),
-    "linalg.conv_2d_nhwc_fhwc_q": ("linalg.conv_2d_nchw_fchw_q", (0, 3, 1, 2)),
     # Poolings: their second input is the window's shape only, it has no layout.
     "linalg.pooling_nhwc_max": ("linalg.pooling_nchw_max", None),
     "linalg.pooling_nhwc_sum": ("linalg.pooling_nchw_sum", None),
@@ -166,9 +168,9 @@ def _feeds_image(user: Operation, pos: int, members: Set[Operation]) -> bool:
 def channels_first(blk) -> List[Operation]:
     """The ops of :data:`CHANNELS_FIRST_TWIN` in ``blk`` (static shapes) that convert to
     NCHW with every transpose around them cancelling: each one's image is a transpose into
-    NHWC or another such op's result (directly or through pads and slices each used once), and its result
-    goes only to transposes back to NCHW and to such images. The largest such set: start
-    from all and drop the ops that break the rule until none does."""
+    NHWC or another such op's result (directly or through pads and slices each used once),
+    and its result goes only to transposes back to NCHW and to such images. The largest
+    such set: start from all and drop the ops that break the rule until none does."""
     members = {op for op in blk.ops if op.name in CHANNELS_FIRST_TWIN and len(op.results) == 1
                and len(L.outputs(op)) == 1 and all(_static(v) for v in L.inputs(op)[:2] + L.outputs(op))}
     changed = True
