@@ -144,7 +144,7 @@ def delayed_share(seconds: Sequence[float], quiet_median_s: float) -> float:
     With two busy-looping processes on this 2-core machine and calls back to back, the fair
     scheduler (CFS / EEVDF) leaves a caller's thread runnable but waiting a third of the time,
     in slices of about a scheduler tick (4 ms at HZ=250) against a 0.3 ms call: about one
-    call in 25 waits a slice (a share near 4% for a single thread, the ``c, one thread``
+    call in 25 waits a slice (2-7% measured for a single thread, the ``c, one thread``
     row), whatever the library does. A 99th percentile under 5x needs that share under 1%,
     which only a larger CPU share (a higher priority than the other processes') gives."""
     if not seconds or quiet_median_s <= 0:
@@ -450,7 +450,7 @@ def render_busy(rows: Sequence[Row], context: Sequence[str], calls: int = CALLS,
          "median: the 99th percentile is under that bound exactly when the share is under 1%. "
          "Back-to-back calls beside two busy loops on 2 cores leave every engine's threads "
          "waiting about a third of the time in scheduler slices of about 4 ms, so the share "
-         "stays near 4% even with no thread pool at all (`c, one thread`); see "
+         "stays at several percent even with no thread pool at all (`c, one thread`); see "
          "`benchmarks/busy.py` (`delayed_share`).", ""]
     L += list(context) + [""]
     L += ["| model | wait policy | libgomp read | quiet, real-time ms | quiet ms | busy ms | x quiet | "
