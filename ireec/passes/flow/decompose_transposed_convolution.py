@@ -187,11 +187,12 @@ def _conv_dims(op: Operation):
 def decompose(op: Operation) -> bool:
     """Rewrite convolution ``op`` as the module docstring describes; False (``op``
     untouched) when it is not of that form."""
-    if len(op.results) != 1 or not L.is_linalg_structured(op) or len(L.outputs(op)) != 1:
+    if len(op.results) != 1 or not L.is_linalg_structured(op) or len(L.outputs(op)) != 1 \
+            or len(L.inputs(op)) != 2:
         return False
-    x = L.inputs(op)[0] if L.inputs(op) else None
-    ins = x.owner if x is not None else None
-    if len(L.inputs(op)) != 2 or not (isinstance(ins, Operation) and ins.name == "tensor.insert_slice"):
+    x, w = L.inputs(op)
+    ins = x.owner
+    if not (isinstance(ins, Operation) and ins.name == "tensor.insert_slice"):
         return False
     if len(ins.operands) != 2 or not _zero_fill(ins.operands[1]):
         return False
@@ -199,7 +200,6 @@ def decompose(op: Operation) -> bool:
     if dims is None:
         return False
     x_dims, w_dims, o_dims = dims
-    w = L.inputs(op)[1]
     init = L.outputs(op)[0]
     if not all(isinstance(v.type, T.TensorType) and v.type.has_static_shape for v in (x, w, init, ins.operands[0])):
         return False

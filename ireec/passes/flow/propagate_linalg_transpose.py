@@ -77,6 +77,12 @@ def _inverse(p: Sequence[int]) -> Tuple[int, ...]:
     return tuple(q)
 
 
+def _moved(values: Sequence[int], p: Sequence[int]) -> List[int]:
+    """Per-dim ``values`` of a transpose's result (padding, slice offsets...) moved to its
+    source's dims: source dim ``p[i]`` gets ``values[i]``."""
+    return [values[i] for i in _inverse(p)]
+
+
 def _transposed(t: T.TensorType, p: Sequence[int]) -> T.TensorType:
     return T.TensorType(tuple(t.shape[x] for x in p), t.element_type)
 
@@ -255,12 +261,8 @@ def _static_pad(op: Operation) -> Optional[Tuple[List[int], List[int]]]:
 def _pad(b: Builder, pad: Operation, src: Value, p: Sequence[int]) -> Value:
     """A copy of ``pad`` (at ``b``, its region moved over) padding ``src``: ``src``'s dim
     ``p[i]`` gets the padding of ``pad``'s dim ``i``."""
-    low, high = _static_pad(pad)
-    r = len(p)
-    nl, nh = [0] * r, [0] * r
-    for i, x in enumerate(p):
-        nl[x], nh[x] = low[i], high[i]
-    shape = tuple(src.type.shape[j] + nl[j] + nh[j] for j in range(r))
+    nl, nh = (_moved(v, p) for v in _static_pad(pad))
+    shape = tuple(n + lo + hi for n, lo, hi in zip(src.type.shape, nl, nh))
     rt = T.TensorType(shape, src.type.element_type)
     attrs = {k: a for k, a in pad.attributes.items()}
     attrs["static_low"] = i64_array(nl)
@@ -289,13 +291,7 @@ def _sink_through_slice(op: Operation) -> bool:
     if p is None or len(op.operands) != 1 or op.results[0].type.rank != src.type.rank:
         return False
     b = Builder.before(op)
-    parts = [static_list(op, n) for n in ("static_offsets", "static_sizes", "static_strides")]
-    moved = []
-    for vals in parts:
-        new = [0] * len(p)
-        for i, x in enumerate(p):
-            new[x] = vals[i]
-        moved.append(new)
+    moved = [_moved(static_list(op, n), p) for n in ("static_offsets", "static_sizes", "static_strides")]
     source = src.owner.operands[0]
     rt = T.TensorType(tuple(moved[1]), source.type.element_type)
     attrs = {k: a for k, a in op.attributes.items() if k not in ("static_offsets", "static_sizes", "static_strides")}

@@ -234,7 +234,7 @@ def _distribute_pad(kernel: Operation, compute: List[Operation], count: List[int
         return count
     d = dims[0]
     tile = ceil_div(t.shape[d], 2)
-    if tile * math.prod(t.shape[d + 1:]) * t.element_type.width // 8 < MIN_PAD_RUN_BYTES:
+    if tile * math.prod(t.shape[d + 1:]) * T.storage_bytes(t.element_type) < MIN_PAD_RUN_BYTES:
         return count  # the halves would interleave within cache lines (NHWC's channels)
     pad.attributes["ireec.distribute"] = DenseArrayAttr(T.i64, (d,))
     kernel.attributes["ireec.distribution"] = DenseArrayAttr(T.i64, (t.shape[d], tile))
